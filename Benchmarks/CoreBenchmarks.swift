@@ -1,0 +1,1 @@
+func runCoreBenchmarks(table: BenchmarkTable) async throws {}

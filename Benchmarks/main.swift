@@ -1,0 +1,5 @@
+import Foundation
+
+let table = BenchmarkTable()
+print(BenchmarkTable.header)
+try await runCoreBenchmarks(table: table)

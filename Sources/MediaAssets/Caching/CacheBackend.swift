@@ -1,0 +1,47 @@
+/// A place that stores `CacheEntry`s by `CacheKey`: memory, disk, a database, a remote store.
+///
+/// The `AssetsManager` routes every read, write and remove to a backend chosen by `StorageType`;
+/// register your own with `AssetsManager.register(_:for:)`. Backends know nothing of media types.
+///
+/// ## Implementation requirements
+///
+/// Every implementation must guarantee, and the package's conformance suite checks:
+/// - **Round trip.** After `store(_:forKey:)` returns, `entry(forKey:)` returns the same bytes and
+///   metadata (a byte backend may drop `CacheEntry.decoded`) until the entry is removed, replaced,
+///   evicted or expired. Storing under an existing key replaces the entry. Empty data is a valid entry.
+/// - **Keys are opaque.** Any string is a valid key: of any length, with `/`, `..`, NUL or emoji.
+///   A key never becomes a path outside the backend's own storage.
+/// - **Expiry.** An entry whose `metadata.expires` has passed is a miss.
+/// - **Limits.** A backend with a size limit keeps within it by evicting (least recently used
+///   first), and declines an entry larger than the limit itself, counting it in
+///   `CacheStatistics.rejectedTooLarge` rather than throwing.
+/// - **Failure.** A failed store throws and leaves what was cached before intact (readable, or
+///   cleanly gone); a corrupt stored entry reads as a miss, never as wrong bytes.
+/// - **Concurrency.** All methods may be called concurrently from any task; none blocks the
+///   caller's executor on I/O for long (do file or network work off the cooperative pool).
+/// - **Errors.** Throw errors that say what failed and where (`AssetsError` cases fit most).
+public protocol CacheBackend: Sendable {
+    /// Returns the live entry for `key`, or `nil` on a miss, and marks it recently used.
+    func entry(forKey key: CacheKey) async throws -> CacheEntry?
+
+    /// Stores `entry` under `key`, replacing any entry there.
+    func store(_ entry: CacheEntry, forKey key: CacheKey) async throws
+
+    /// Removes the entry for `key`; removing a missing key is not an error.
+    func removeEntry(forKey key: CacheKey) async throws
+
+    /// Removes every entry.
+    func removeAll() async throws
+
+    /// Removes entries whose hard expiry has passed. Expired entries are already misses, so a
+    /// backend may leave this as the default, which does nothing.
+    func removeExpired() async throws
+
+    /// A snapshot of the counters and current contents.
+    func statistics() async -> CacheStatistics
+}
+
+extension CacheBackend {
+    /// Does nothing: expired entries are misses whether or not they are removed.
+    public func removeExpired() async throws {}
+}

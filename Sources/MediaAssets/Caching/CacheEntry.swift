@@ -1,0 +1,84 @@
+import Foundation
+
+/// What a backend stores under a key: the bytes, their metadata and, in memory backends only, a
+/// decoded object beside the bytes so that a memory hit costs no decoding or parsing.
+public struct CacheEntry: Sendable {
+    /// The stored bytes (the encoded image, the animation's JSON, a video chunk).
+    public var data: Data
+    /// Dates, HTTP validators and content type.
+    public var metadata: CacheMetadata
+    /// A decoded form of `data` that memory backends keep; byte backends ignore it.
+    public var decoded: DecodedObject?
+
+    /// Creates an entry.
+    public init(data: Data, metadata: CacheMetadata = CacheMetadata(), decoded: DecodedObject? = nil) {
+        self.data = data
+        self.metadata = metadata
+        self.decoded = decoded
+    }
+
+    /// The size of the bytes.
+    public var size: Int { data.count }
+
+    /// The memory an in-memory backend charges for this entry: the bytes plus the decoded object.
+    public var memoryCost: Int { data.count + (decoded?.cost ?? 0) }
+
+    /// Whether the entry's hard expiry has passed at `date`; an expired entry is a miss in every backend.
+    public func isExpired(at date: Date) -> Bool {
+        guard let expires = metadata.expires else { return false }
+        return expires <= date
+    }
+}
+
+/// Metadata kept with every entry and persisted by byte backends.
+public struct CacheMetadata: Sendable, Hashable, Codable {
+    /// When the entry was first stored.
+    public var created: Date
+    /// When the entry was last read or written. Backends maintain it; byte backends persist it lazily.
+    public var lastAccess: Date
+    /// The hard expiry: from this date on the entry is a miss and may be removed. `nil` keeps it
+    /// until evicted.
+    public var expires: Date?
+    /// HTTP freshness: after this date the loader revalidates the entry before use (a 304 keeps the
+    /// bytes). Backends store it and otherwise ignore it.
+    public var freshUntil: Date?
+    /// The response's `ETag`, sent back as `If-None-Match` / `If-Range`.
+    public var etag: String?
+    /// The response's `Last-Modified` (as the server wrote it), sent back as `If-Modified-Since`.
+    public var lastModified: String?
+    /// The response's `Content-Type`.
+    public var contentType: String?
+
+    /// Creates metadata; `created` and `lastAccess` default to now.
+    public init(
+        created: Date = Date(),
+        lastAccess: Date? = nil,
+        expires: Date? = nil,
+        freshUntil: Date? = nil,
+        etag: String? = nil,
+        lastModified: String? = nil,
+        contentType: String? = nil
+    ) {
+        self.created = created
+        self.lastAccess = lastAccess ?? created
+        self.expires = expires
+        self.freshUntil = freshUntil
+        self.etag = etag
+        self.lastModified = lastModified
+        self.contentType = contentType
+    }
+}
+
+/// A decoded object (an image bitmap, a parsed animation) with the memory it occupies.
+public struct DecodedObject: Sendable {
+    /// The object; the util that stored it casts it back.
+    public var value: any Sendable
+    /// An estimate of the object's size in memory, in bytes; memory limits count it.
+    public var cost: Int
+
+    /// Creates a decoded object with its cost in bytes.
+    public init(_ value: any Sendable, cost: Int) {
+        self.value = value
+        self.cost = max(0, cost)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The key of a cache entry.
+///
+/// A request's key is by default its absolute URL (a key factory may strip tokens); a version
+/// the server gave (a content hash) becomes part of the key, so new content at the same URL is a
+/// new entry. Derived entries append to the key: a styled variant is `<key>@<identifier>`, a video
+/// chunk `<key>#<index>` and its record `<key>#meta`. Backends treat keys as opaque strings of any
+/// length and content; none may be used as a path.
+public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The key's full text.
+    public let rawValue: String
+
+    /// Creates a key from its text.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// Creates a key from a string literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// The key of a URL's content, optionally at a server-given version.
+    public init(url: URL, version: String? = nil) {
+        if let version, !version.isEmpty {
+            self.rawValue = url.absoluteString + "?v=" + version
+        } else {
+            self.rawValue = url.absoluteString
+        }
+    }
+
+    /// The key of a variant produced by a plugin: `<key>@<identifier>`.
+    public func variant(_ identifier: String) -> CacheKey { CacheKey(rawValue + "@" + identifier) }
+
+    /// The key of chunk `index` of this resource: `<key>#<index>`.
+    public func chunk(_ index: Int) -> CacheKey { CacheKey(rawValue + "#" + String(index)) }
+
+    /// The key of this resource's chunk record: `<key>#meta`.
+    public var chunkRecord: CacheKey { CacheKey(rawValue + "#meta") }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: CacheKey, rhs: CacheKey) -> Bool { lhs.rawValue < rhs.rawValue }
+}

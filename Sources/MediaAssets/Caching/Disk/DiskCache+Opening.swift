@@ -1,0 +1,71 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension DiskCache {
+    /// Creates the directory (mode 0700) and takes its lock file; returns the lock's descriptor.
+    static func openAndLock(directory path: String) throws -> Int32 {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw AssetsError.directoryUnavailable(path: path, reason: describe(error))
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw AssetsError.directoryUnavailable(path: path, reason: "it is not a directory")
+        }
+        let lockPath = path + "/.lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw AssetsError.directoryUnavailable(path: path, reason: "cannot create \(lockPath): \(errnoDescription())")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            POSIX.closeDescriptor(descriptor)
+            if code == EWOULDBLOCK { throw AssetsError.directoryLocked(path: path) }
+            throw AssetsError.directoryUnavailable(path: path, reason: "cannot lock \(lockPath): \(errnoDescription(code))")
+        }
+        return descriptor
+    }
+
+    /// Rebuilds the index from the directory: `stat` of each entry file, no reads of their contents.
+    ///
+    /// Temporary files left by a crash are removed; unknown files are ignored. If the files exceed
+    /// the size limit (it was lowered), least recently used ones are evicted.
+    func loadIndex() {
+        guard let names = try? POSIX.directoryNames(path) else { return }
+        var found: [(name: String, size: Int, lastAccess: Date)] = []
+        found.reserveCapacity(names.count)
+        for name in names {
+            if name.hasSuffix(Self.temporarySuffix) {
+                unlink(filePath(name))
+                continue
+            }
+            guard Self.isEntryFileName(name), let info = POSIX.status(path: filePath(name)),
+                (info.st_mode & S_IFMT) == S_IFREG
+            else { continue }
+            found.append((name, Int(info.st_size), POSIX.modificationDate(info)))
+        }
+        found.sort { $0.lastAccess < $1.lastAccess }
+        let lowWater = lowWaterMark
+        let evicted = state.withLock { index -> [String] in
+            for file in found {
+                index._insert(file.name, size: file.size, lastAccess: file.lastAccess, expiry: .unknown)
+            }
+            guard index.totalBytes > configuration.sizeLimit else { return [] }
+            return index._evict(downTo: lowWater)
+        }
+        for name in evicted { unlink(filePath(name)) }
+    }
+
+    var lowWaterMark: Int { Int(Double(configuration.sizeLimit) * configuration.lowWaterFraction) }
+
+    static let temporarySuffix = ".tmp"
+
+    private static func describe(_ error: Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}

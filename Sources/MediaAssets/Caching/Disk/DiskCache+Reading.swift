@@ -1,0 +1,110 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension DiskCache {
+    /// Reads, checks and returns the entry for `key`; runs on the read queue.
+    func readEntry(forKey key: CacheKey) throws -> CacheEntry? {
+        indexLoaded.wait()
+        let name = Self.fileName(for: key)
+        guard state.withLock({ $0.records.peekValue(forKey: name) != nil }) else {
+            return miss()
+        }
+        let descriptor = open(filePath(name), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return miss() }
+            throw AssetsError.readFailed(key: key, path: filePath(name), reason: errnoDescription())
+        }
+        defer { POSIX.closeDescriptor(descriptor) }
+        let info: stat
+        let fileSize: Int
+        do {
+            info = try POSIX.status(descriptor)
+            fileSize = Int(info.st_size)
+        } catch {
+            throw AssetsError.readFailed(key: key, path: filePath(name), reason: error.description)
+        }
+        guard fileSize >= EntryFile.fixedHeaderLength, fileSize <= max(configuration.sizeLimit, EntryFile.fixedHeaderLength) else {
+            removeIfUnchanged(name, info)
+            return miss()
+        }
+
+        // One allocation and one read for the whole file; the entry's Data adopts the buffer
+        // past the header, so the body is never copied.
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: fileSize, alignment: 16)
+        var adopted = false
+        defer { if !adopted { buffer.deallocate() } }
+        let readCount: Int
+        do {
+            readCount = try POSIX.read(descriptor, into: buffer, count: fileSize, offset: 0)
+        } catch {
+            throw AssetsError.readFailed(key: key, path: filePath(name), reason: error.description)
+        }
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: readCount)
+        let header: EntryFile.Header
+        do {
+            guard readCount == fileSize else { throw EntryFile.Corruption.tooShort }
+            header = try EntryFile.decodeHeader(bytes, fileSize: fileSize)
+            guard header.key == key.rawValue else { throw EntryFile.Corruption.keyMismatch }
+            try EntryFile.verify(
+                header: header, headerBytes: bytes,
+                body: UnsafeRawBufferPointer(rebasing: bytes[header.headerLength...])
+            )
+        } catch {
+            removeIfUnchanged(name, info)
+            return miss()
+        }
+
+        let now = configuration.now()
+        var metadata = header.metadata
+        if let expires = metadata.expires, expires <= now {
+            removeIfUnchanged(name, info)
+            return miss()
+        }
+        metadata.lastAccess = now
+        let data: Data
+        if header.bodyLength == 0 {
+            data = Data()
+        } else {
+            data = Data(
+                bytesNoCopy: buffer + header.headerLength, count: header.bodyLength,
+                deallocator: .custom { _, _ in buffer.deallocate() }
+            )
+            adopted = true
+        }
+        recordHit(name, at: now, expiry: DiskIndex.Expiry(metadata.expires))
+        return CacheEntry(data: data, metadata: metadata)
+    }
+
+    private func miss() -> CacheEntry? {
+        state.withLock { $0.statistics.misses += 1 }
+        return nil
+    }
+
+    private func recordHit(_ name: String, at date: Date, expiry: DiskIndex.Expiry) {
+        let shouldSave = state.withLock { index -> Bool in
+            index.statistics.hits += 1
+            _ = index._touch(name, at: date, expiry: expiry)
+            guard index.unsavedAccess.count >= configuration.accessTimeBatchSize, !index.isFlushScheduled else {
+                return false
+            }
+            index.isFlushScheduled = true
+            return true
+        }
+        if shouldSave {
+            writeQueue.async { [self] in saveAccessTimes() }
+        }
+    }
+
+    /// Removes a bad or expired file, unless a write has replaced it since it was opened.
+    private func removeIfUnchanged(_ name: String, _ opened: stat) {
+        writeQueue.async { [self] in
+            guard let current = POSIX.status(path: filePath(name)),
+                current.st_ino == opened.st_ino, current.st_dev == opened.st_dev
+            else { return }
+            unlink(filePath(name))
+            _ = state.withLock { $0._remove(name) }
+        }
+    }
+}

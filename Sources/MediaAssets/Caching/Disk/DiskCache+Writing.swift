@@ -1,0 +1,140 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension DiskCache {
+    /// Writes `entry` to a temporary file and renames it into place; runs on the write queue.
+    func writeEntry(_ entry: CacheEntry, forKey key: CacheKey) throws {
+        let name = Self.fileName(for: key)
+        let header = EntryFile.encodeHeader(key: key, entry: entry)
+        let fileSize = header.count + entry.data.count
+        guard fileSize <= configuration.sizeLimit else {
+            // Too large to keep: drop the older entry too, so a read never returns stale bytes.
+            state.withLock { $0.statistics.rejectedTooLarge += 1 }
+            try removeFile(named: name)
+            return
+        }
+
+        let finalPath = filePath(name)
+        let temporaryPath = finalPath + Self.temporarySuffix
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw AssetsError.writeFailed(key: key, path: temporaryPath, reason: errnoDescription())
+        }
+        do {
+            try header.withUnsafeBytes { headerBytes in
+                try entry.data.withUnsafeBytes { body in try POSIX.write(descriptor, headerBytes, body) }
+            }
+        } catch {
+            POSIX.closeDescriptor(descriptor)
+            unlink(temporaryPath)
+            throw AssetsError.writeFailed(key: key, path: temporaryPath, reason: "\(error)")
+        }
+        // The modification time records the last access; start it at the cache's clock.
+        let now = configuration.now()
+        POSIX.setModificationTime(descriptor, now)
+        guard POSIX.closeDescriptor(descriptor) == 0, rename(temporaryPath, finalPath) == 0 else {
+            let reason = errnoDescription()
+            unlink(temporaryPath)
+            throw AssetsError.writeFailed(key: key, path: finalPath, reason: reason)
+        }
+
+        let lowWater = lowWaterMark
+        let evicted = state.withLock { index -> [String] in
+            index.statistics.writes += 1
+            index._insert(name, size: fileSize, lastAccess: now, expiry: DiskIndex.Expiry(entry.metadata.expires))
+            guard index.totalBytes > configuration.sizeLimit else { return [] }
+            // Sweep to the low-water mark, but never evict the entry just written.
+            var evicted = index._evict(downTo: lowWater)
+            if let position = evicted.firstIndex(of: name) {
+                evicted.remove(at: position)
+                index.statistics.evictions -= 1
+                index._insert(name, size: fileSize, lastAccess: now, expiry: DiskIndex.Expiry(entry.metadata.expires))
+            }
+            return evicted
+        }
+        for evictedName in evicted { unlink(filePath(evictedName)) }
+    }
+
+    /// Removes the file `name` and its record; a missing file is not an error.
+    func removeFile(named name: String) throws {
+        _ = state.withLock { $0._remove(name) }
+        if unlink(filePath(name)) != 0, errno != ENOENT {
+            throw AssetsError.removeFailed(path: filePath(name), reason: errnoDescription())
+        }
+    }
+
+    /// Removes every entry file in the directory.
+    func removeAllFiles() throws {
+        state.withLock { index in
+            index.records.removeAll()
+            index.unsavedAccess.removeAll()
+        }
+        let names: [String]
+        do {
+            names = try POSIX.directoryNames(path)
+        } catch {
+            throw AssetsError.removeFailed(path: path, reason: error.description)
+        }
+        for name in names where Self.isEntryFileName(name) || name.hasSuffix(Self.temporarySuffix) {
+            unlink(filePath(name))
+        }
+    }
+
+    /// Removes expired entry files, learning unknown expiries from the files' headers.
+    func removeExpiredFiles() throws {
+        let now = configuration.now()
+        let candidates = state.withLock { index in
+            index.records.keysByRecency.compactMap { name -> (String, DiskIndex.Expiry)? in
+                guard let record = index.records.peekValue(forKey: name) else { return nil }
+                return record.expiry == .never ? nil : (name, record.expiry)
+            }
+        }
+        for (name, knownExpiry) in candidates {
+            var expiry = knownExpiry
+            if expiry == .unknown {
+                expiry = readExpiry(name)
+                state.withLock { index in
+                    if var record = index.records.peekValue(forKey: name) {
+                        record.expiry = expiry
+                        index.records.setValue(record, forKey: name, cost: record.size)
+                    }
+                }
+            }
+            if case .at(let date) = expiry, date <= now {
+                try removeFile(named: name)
+            }
+        }
+    }
+
+    /// Writes unsaved last-access times to the files' modification times.
+    func saveAccessTimes() {
+        let pending = state.withLock { index -> [(String, Date)] in
+            index.isFlushScheduled = false
+            defer { index.unsavedAccess.removeAll(keepingCapacity: true) }
+            return index.unsavedAccess.compactMap { name in
+                index.records.peekValue(forKey: name).map { (name, $0.lastAccess) }
+            }
+        }
+        for (name, date) in pending { POSIX.setModificationTime(path: filePath(name), date) }
+    }
+
+    /// Reads just the header of `name` to learn its expiry (`.unknown` if it cannot be read).
+    private func readExpiry(_ name: String) -> DiskIndex.Expiry {
+        let descriptor = open(filePath(name), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .unknown }
+        defer { POSIX.closeDescriptor(descriptor) }
+        var prefix = [UInt8](repeating: 0, count: EntryFile.fixedHeaderLength)
+        let count = prefix.withUnsafeMutableBytes { buffer in
+            (try? POSIX.read(descriptor, into: buffer.baseAddress!, count: buffer.count, offset: 0)) ?? 0
+        }
+        guard count == EntryFile.fixedHeaderLength,
+            (try? prefix.withUnsafeBytes { try EntryFile.declaredHeaderLength($0) }) != nil
+        else { return .unknown }
+        let seconds = prefix.withUnsafeBytes {
+            Double(bitPattern: UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 40, as: UInt64.self)))
+        }
+        return seconds.isFinite ? .at(Date(timeIntervalSinceReferenceDate: seconds)) : .never
+    }
+}

@@ -1,0 +1,215 @@
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// A persistent cache of one file per entry in a directory this instance owns.
+///
+/// - Each file is named by a hash of the key and holds a header (the full key, metadata, a
+///   checksum) then the bytes; a read checks the key and checksum, so a collision, a torn or a
+///   corrupt file is a miss, and the file is removed.
+/// - A write goes to a temporary file then `rename`s into place: a crash never exposes a torn entry.
+/// - The size limit holds after every write: a write that passes it evicts least recently used
+///   files down to the low-water mark.
+/// - An in-memory index (size, last access) is rebuilt at open from `stat` of the files, without
+///   reading them. Last-access times stay in memory and are written to the files' modification
+///   times lazily (in batches, and on `flushAccessTimes()` and deinit) — never a write per read.
+/// - A lock file (`.lock`, `flock`) makes a second instance on the same directory fail clearly.
+///   The directory is created with mode 0700; files the cache does not recognise are left alone.
+/// - File work runs on the cache's own dispatch queues (reads concurrent, writes serial), never on
+///   the caller's executor. Every operation is O(1) in the number of entries except `removeAll`,
+///   `removeExpired` and opening.
+public final class DiskCache: CacheBackend {
+    /// How a disk cache is set up.
+    public struct Configuration: Sendable {
+        /// The directory the cache owns; created (mode 0700) if missing.
+        public var directory: URL
+        /// The most bytes of files (headers included) the cache keeps.
+        public var sizeLimit: Int
+        /// The fraction of `sizeLimit` a sweep evicts down to, so that sweeps are rare.
+        public var lowWaterFraction: Double
+        /// The number of unsaved last-access times that triggers writing them in the background.
+        public var accessTimeBatchSize: Int
+        /// The clock for expiry and last access; tests pass their own.
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %.
+        public init(
+            directory: URL,
+            sizeLimit: Int = 512 << 20,
+            lowWaterFraction: Double = 0.8,
+            accessTimeBatchSize: Int = 256,
+            now: @escaping @Sendable () -> Date = Date.init
+        ) {
+            self.directory = directory
+            self.sizeLimit = max(0, sizeLimit)
+            self.lowWaterFraction = min(1, max(0, lowWaterFraction))
+            self.accessTimeBatchSize = max(1, accessTimeBatchSize)
+            self.now = now
+        }
+    }
+
+    /// The platform's directory for caches: `$XDG_CACHE_HOME` or `~/.cache` on Linux, the user's
+    /// Caches directory on Apple platforms, with `name` appended.
+    public static func defaultDirectory(name: String = "MediaAssets") -> URL {
+        #if os(Linux)
+        if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent(name, isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent(".cache", isDirectory: true)
+            .appendingPathComponent(name, isDirectory: true)
+        #else
+        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return caches.appendingPathComponent(name, isDirectory: true)
+        #endif
+    }
+
+    /// The cache's configuration.
+    public let configuration: Configuration
+    /// The directory the cache owns.
+    public var directory: URL { configuration.directory }
+
+    let path: String
+    /// The lock file's descriptor; -1 once closed.
+    let lockDescriptor: Mutex<Int32>
+    let state = Mutex(DiskIndex())
+    let readQueue = DispatchQueue(label: "MediaAssets.DiskCache.read", qos: .userInitiated, attributes: .concurrent)
+    let writeQueue = DispatchQueue(label: "MediaAssets.DiskCache.write", qos: .userInitiated)
+    let indexLoaded = DispatchGroup()
+
+    /// Opens (creating if needed) the cache in `configuration.directory`.
+    ///
+    /// - Throws: `AssetsError.directoryUnavailable` if the directory cannot be created or written,
+    ///   `AssetsError.directoryLocked` if another `DiskCache` owns it.
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        self.path = configuration.directory.standardizedFileURL.path
+        self.lockDescriptor = Mutex(try Self.openAndLock(directory: path))
+        indexLoaded.enter()
+        writeQueue.async { [self] in
+            loadIndex()
+            indexLoaded.leave()
+        }
+    }
+
+    /// Opens (creating if needed) a cache in `directory` with a size limit in bytes.
+    public convenience init(directory: URL, sizeLimit: Int = 512 << 20) throws {
+        try self.init(configuration: Configuration(directory: directory, sizeLimit: sizeLimit))
+    }
+
+    deinit {
+        releaseLock()
+    }
+
+    /// Saves last-access times and releases the directory; later calls throw `AssetsError.closed`.
+    ///
+    /// Deinit does the same; call this when another instance must open the directory right away.
+    public func close() async {
+        _ = try? await onQueue(writeQueue) { [self] in releaseLock() }
+    }
+
+    // MARK: CacheBackend
+
+    /// Returns the live entry for `key` (reading its file off the caller's executor), or nil.
+    public func entry(forKey key: CacheKey) async throws -> CacheEntry? {
+        try await onQueue(readQueue) { [self] in try readEntry(forKey: key) }
+    }
+
+    /// Writes `entry` to a temporary file, renames it into place, and sweeps if over the limit.
+    public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
+        try await onQueue(writeQueue) { [self] in try writeEntry(entry, forKey: key) }
+    }
+
+    /// Removes the file for `key`.
+    public func removeEntry(forKey key: CacheKey) async throws {
+        try await onQueue(writeQueue) { [self] in try removeFile(named: Self.fileName(for: key)) }
+    }
+
+    /// Removes every entry file (files the cache does not recognise stay).
+    public func removeAll() async throws {
+        try await onQueue(writeQueue) { [self] in try removeAllFiles() }
+    }
+
+    /// Removes files whose entries have expired, reading the headers of those whose expiry is unknown.
+    public func removeExpired() async throws {
+        try await onQueue(writeQueue) { [self] in try removeExpiredFiles() }
+    }
+
+    /// A snapshot of the counters; `bytes` and `cost` are the files' total size.
+    public func statistics() async -> CacheStatistics {
+        (try? await onQueue(writeQueue) { [self] in snapshot() }) ?? CacheStatistics()
+    }
+
+    /// Writes the last-access times held in memory to the files' modification times.
+    public func flushAccessTimes() async {
+        _ = try? await onQueue(writeQueue) { [self] in saveAccessTimes() }
+    }
+
+    // MARK: Internals shared by the extensions
+
+    /// The file name for `key`: 32 hex digits of two XXH64 hashes (the key itself is in the file).
+    static func fileName(for key: CacheKey) -> String {
+        let high = XXHash64.hash(key.rawValue, seed: 0)
+        let low = XXHash64.hash(key.rawValue, seed: 0x9E37_79B9_7F4A_7C15)
+        return hex(high) + hex(low)
+    }
+
+    static func isEntryFileName(_ name: String) -> Bool {
+        name.utf8.count == 32 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    func filePath(_ name: String) -> String { path + "/" + name }
+
+    func snapshot() -> CacheStatistics {
+        state.withLock { index in
+            var statistics = index.statistics
+            statistics.count = index.records.count
+            statistics.bytes = index.totalBytes
+            statistics.cost = index.totalBytes
+            return statistics
+        }
+    }
+
+    /// Checks the index's structure and the size limit; tests call this after every mutation.
+    public func _checkInvariants() async {
+        _ = try? await onQueue(writeQueue) { [self] in
+            state.withLock { index in
+                index.records._checkInvariants()
+                precondition(index.totalBytes <= configuration.sizeLimit, "disk cache over its size limit")
+                precondition(index.unsavedAccess.allSatisfy { index.records.peekValue(forKey: $0) != nil })
+            }
+        }
+    }
+
+    private func onQueue<T: Sendable>(
+        _ queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { [self] in
+                guard lockDescriptor.withLock({ $0 >= 0 }) else {
+                    continuation.resume(throwing: AssetsError.closed(path: path))
+                    return
+                }
+                continuation.resume(with: Result { try work() })
+            }
+        }
+    }
+
+    private func releaseLock() {
+        guard lockDescriptor.withLock({ $0 >= 0 }) else { return }
+        saveAccessTimes()
+        lockDescriptor.withLock { descriptor in
+            POSIX.closeDescriptor(descriptor)
+            descriptor = -1
+        }
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

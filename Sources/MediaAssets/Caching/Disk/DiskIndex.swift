@@ -1,0 +1,62 @@
+import Foundation
+
+/// What the disk cache knows of its files without reading them: sizes, last access, expiry.
+///
+/// Rebuilt at open from `stat` of each file (size and modification time, which records the last
+/// access); an entry's expiry is learnt when it is written or read. Guarded by the cache's lock.
+struct DiskIndex {
+    /// What the index knows of an entry's hard expiry.
+    enum Expiry: Equatable {
+        case unknown
+        case never
+        case at(Date)
+
+        init(_ date: Date?) { self = date.map { .at($0) } ?? .never }
+    }
+
+    struct Record {
+        var size: Int
+        var lastAccess: Date
+        var expiry: Expiry
+    }
+
+    /// File names (hashes of keys) by recency; each record's cost is its file size.
+    var records = LRUList<String, Record>()
+    /// Files whose last access changed since it was last written to their modification time.
+    var unsavedAccess: Set<String> = []
+    var isFlushScheduled = false
+    var statistics = CacheStatistics()
+
+    var totalBytes: Int { records.totalCost }
+
+    mutating func _insert(_ name: String, size: Int, lastAccess: Date, expiry: Expiry) {
+        records.setValue(Record(size: size, lastAccess: lastAccess, expiry: expiry), forKey: name, cost: size)
+        unsavedAccess.remove(name)
+    }
+
+    /// Marks `name` used at `date`; returns false if the index no longer has it.
+    mutating func _touch(_ name: String, at date: Date, expiry: Expiry) -> Bool {
+        guard var record = records.value(forKey: name) else { return false }
+        record.lastAccess = date
+        record.expiry = expiry
+        records.setValue(record, forKey: name, cost: record.size)
+        unsavedAccess.insert(name)
+        return true
+    }
+
+    mutating func _remove(_ name: String) -> Record? {
+        unsavedAccess.remove(name)
+        return records.removeValue(forKey: name)?.value
+    }
+
+    /// Removes least recently used records until the total is at most `bytes`; returns their names.
+    mutating func _evict(downTo bytes: Int) -> [String] {
+        var evicted: [String] = []
+        while records.totalCost > bytes, let oldest = records.removeLeastRecent() {
+            unsavedAccess.remove(oldest.key)
+            statistics.evictions += 1
+            evicted.append(oldest.key)
+        }
+        return evicted
+    }
+}

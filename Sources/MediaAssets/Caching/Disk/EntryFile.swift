@@ -1,0 +1,147 @@
+import Foundation
+
+/// The layout of one disk cache file: a header, then the entry's bytes.
+///
+/// ```
+/// offset  size  field
+///      0     4  magic "MADC"
+///      4     2  format version (1)
+///      6     2  reserved (0)
+///      8     4  header length (fixed part + key + strings)
+///     12     4  key length
+///     16     8  body length
+///     24     8  checksum: XXH64 of the body, seeded with XXH64 of the header with this field zeroed
+///     32     8  created (seconds since 2001-01-01, Foundation's reference date, Float64: exact)
+///     40     8  expires (NaN when none)
+///     48     8  fresh until (NaN when none)
+///     56     4  ETag length        60  4  Last-Modified length
+///     64     4  content type length 68 4  reserved
+///     72     …  key, ETag, Last-Modified, content type (UTF-8), then the body
+/// ```
+/// All integers are little-endian. The last-access time is the file's modification time, which
+/// the cache updates lazily. Any mismatch (magic, version, lengths, checksum, key) makes the file
+/// a miss, and the cache removes it.
+enum EntryFile {
+    static let magic: [UInt8] = Array("MADC".utf8)
+    static let formatVersion: UInt16 = 1
+    static let fixedHeaderLength = 72
+    /// Header lengths above this are treated as corruption rather than read.
+    static let maxHeaderLength = 64 << 20
+
+    /// The decoded header of an entry file.
+    struct Header {
+        var key: String
+        var metadata: CacheMetadata
+        var headerLength: Int
+        var bodyLength: Int
+        var checksum: UInt64
+    }
+
+    /// Why a file was rejected.
+    enum Corruption: Error {
+        case tooShort, badMagic, unsupportedVersion, badLengths, checksumMismatch, keyMismatch
+    }
+
+    /// Encodes the header for `entry` under `key`, checksum included.
+    static func encodeHeader(key: CacheKey, entry: CacheEntry) -> [UInt8] {
+        let keyBytes = Array(key.rawValue.utf8)
+        let etag = Array((entry.metadata.etag ?? "").utf8)
+        let lastModified = Array((entry.metadata.lastModified ?? "").utf8)
+        let contentType = Array((entry.metadata.contentType ?? "").utf8)
+        let headerLength = fixedHeaderLength + keyBytes.count + etag.count + lastModified.count + contentType.count
+        var header = [UInt8]()
+        header.reserveCapacity(headerLength)
+        header += magic
+        append(formatVersion, to: &header)
+        append(UInt16(0), to: &header)
+        append(UInt32(truncatingIfNeeded: headerLength), to: &header)
+        append(UInt32(truncatingIfNeeded: keyBytes.count), to: &header)
+        append(UInt64(entry.data.count), to: &header)
+        append(UInt64(0), to: &header)  // checksum, filled in below
+        append(entry.metadata.created.timeIntervalSinceReferenceDate.bitPattern, to: &header)
+        append((entry.metadata.expires?.timeIntervalSinceReferenceDate ?? .nan).bitPattern, to: &header)
+        append((entry.metadata.freshUntil?.timeIntervalSinceReferenceDate ?? .nan).bitPattern, to: &header)
+        append(UInt32(etag.count), to: &header)
+        append(UInt32(lastModified.count), to: &header)
+        append(UInt32(contentType.count), to: &header)
+        append(UInt32(0), to: &header)
+        header += keyBytes
+        header += etag
+        header += lastModified
+        header += contentType
+        let checksum = entry.data.withUnsafeBytes { body in
+            XXHash64.hash(body, seed: header.withUnsafeBytes { XXHash64.hash($0) })
+        }
+        withUnsafeBytes(of: checksum.littleEndian) { header.replaceSubrange(24..<32, with: $0) }
+        return header
+    }
+
+    /// The header length an encoded file declares, read from its first 12 bytes.
+    static func declaredHeaderLength(_ prefix: UnsafeRawBufferPointer) throws(Corruption) -> Int {
+        guard prefix.count >= fixedHeaderLength else { throw .tooShort }
+        guard prefix.prefix(4).elementsEqual(magic) else { throw .badMagic }
+        guard read(UInt16.self, prefix, 4) == formatVersion else { throw .unsupportedVersion }
+        let headerLength = Int(read(UInt32.self, prefix, 8))
+        guard headerLength >= fixedHeaderLength, headerLength <= maxHeaderLength else { throw .badLengths }
+        return headerLength
+    }
+
+    /// Decodes a complete header (`bytes` holds at least the declared header length).
+    static func decodeHeader(_ bytes: UnsafeRawBufferPointer, fileSize: Int) throws(Corruption) -> Header {
+        let headerLength = try declaredHeaderLength(bytes)
+        guard bytes.count >= headerLength else { throw .tooShort }
+        let keyLength = Int(read(UInt32.self, bytes, 12))
+        let bodyLength = read(UInt64.self, bytes, 16)
+        let etagLength = Int(read(UInt32.self, bytes, 56))
+        let lastModifiedLength = Int(read(UInt32.self, bytes, 60))
+        let contentTypeLength = Int(read(UInt32.self, bytes, 64))
+        let stringsLength = keyLength + etagLength + lastModifiedLength + contentTypeLength
+        guard fixedHeaderLength + stringsLength == headerLength,
+            bodyLength <= UInt64(Int.max), headerLength + Int(bodyLength) == fileSize
+        else { throw .badLengths }
+
+        var cursor = fixedHeaderLength
+        func string(_ length: Int) -> String {
+            defer { cursor += length }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[cursor..<cursor + length]), as: UTF8.self)
+        }
+        let key = string(keyLength)
+        let etag = string(etagLength)
+        let lastModified = string(lastModifiedLength)
+        let contentType = string(contentTypeLength)
+        func date(_ offset: Int) -> Date? {
+            let seconds = Double(bitPattern: read(UInt64.self, bytes, offset))
+            return seconds.isFinite ? Date(timeIntervalSinceReferenceDate: seconds) : nil
+        }
+        let metadata = CacheMetadata(
+            created: date(32) ?? Date(timeIntervalSinceReferenceDate: 0),
+            expires: date(40),
+            freshUntil: date(48),
+            etag: etag.isEmpty ? nil : etag,
+            lastModified: lastModified.isEmpty ? nil : lastModified,
+            contentType: contentType.isEmpty ? nil : contentType
+        )
+        return Header(
+            key: key, metadata: metadata, headerLength: headerLength, bodyLength: Int(bodyLength),
+            checksum: read(UInt64.self, bytes, 24)
+        )
+    }
+
+    /// Checks the checksum of a decoded header and body.
+    static func verify(
+        header: Header, headerBytes: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer
+    ) throws(Corruption) {
+        var zeroed = [UInt8](UnsafeRawBufferPointer(rebasing: headerBytes[0..<header.headerLength]))
+        zeroed.replaceSubrange(24..<32, with: repeatElement(0, count: 8))
+        let expected = XXHash64.hash(body, seed: zeroed.withUnsafeBytes { XXHash64.hash($0) })
+        guard expected == header.checksum else { throw .checksumMismatch }
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+    }
+
+    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, _ offset: Int) -> T {
+        T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+}

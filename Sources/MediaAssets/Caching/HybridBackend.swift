@@ -1,0 +1,96 @@
+import Synchronization
+
+/// A memory backend in front of a byte backend: reads fall through and promote, writes go to both.
+///
+/// The manager resolves `.hybrid(t)` to `HybridBackend(memory: <.lru(t)>, storage: <.disk>)` — the
+/// same instances those storage types name, so a hybrid write is visible through `.lru(t)` and
+/// `.disk` too. The decoded object of an entry stays in memory; only bytes reach the storage.
+public final class HybridBackend: CacheBackend {
+    /// The fast front, usually a `MemoryCache`.
+    public let memory: any CacheBackend
+    /// The persistent back, usually a `DiskCache` or a `SQLiteBackend`.
+    public let storage: any CacheBackend
+
+    private struct Counters {
+        var memoryHits = 0
+        var storageHits = 0
+        var misses = 0
+        var writes = 0
+    }
+
+    private let counters = Mutex(Counters())
+
+    /// Composes `memory` in front of `storage`.
+    public init(memory: any CacheBackend, storage: any CacheBackend) {
+        self.memory = memory
+        self.storage = storage
+    }
+
+    /// Returns the memory entry, or the storage entry after promoting it into memory.
+    public func entry(forKey key: CacheKey) async throws -> CacheEntry? {
+        if let entry = try await memory.entry(forKey: key) {
+            counters.withLock { $0.memoryHits += 1 }
+            return entry
+        }
+        guard let entry = try await storage.entry(forKey: key) else {
+            counters.withLock { $0.misses += 1 }
+            return nil
+        }
+        counters.withLock { $0.storageHits += 1 }
+        try await memory.store(entry, forKey: key)
+        return entry
+    }
+
+    /// Stores the bytes in storage first, then the entry (with its decoded object) in memory.
+    ///
+    /// If the storage write fails, memory is left as it was and the error is thrown.
+    public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
+        var bytesOnly = entry
+        bytesOnly.decoded = nil
+        try await storage.store(bytesOnly, forKey: key)
+        try await memory.store(entry, forKey: key)
+        counters.withLock { $0.writes += 1 }
+    }
+
+    /// Removes the entry from both.
+    public func removeEntry(forKey key: CacheKey) async throws {
+        try await memory.removeEntry(forKey: key)
+        try await storage.removeEntry(forKey: key)
+    }
+
+    /// Removes everything from both (they may be shared with other storage types).
+    public func removeAll() async throws {
+        try await memory.removeAll()
+        try await storage.removeAll()
+    }
+
+    /// Removes expired entries from both.
+    public func removeExpired() async throws {
+        try await memory.removeExpired()
+        try await storage.removeExpired()
+    }
+
+    /// This composition's own hits, misses and writes; evictions, count and sizes come from its parts.
+    ///
+    /// `hits` counts memory and storage hits together; `memoryHits` and `storageHits` split them.
+    public func statistics() async -> CacheStatistics {
+        let memoryStatistics = await memory.statistics()
+        let storageStatistics = await storage.statistics()
+        let counters = counters.withLock { $0 }
+        var statistics = CacheStatistics()
+        statistics.hits = counters.memoryHits + counters.storageHits
+        statistics.misses = counters.misses
+        statistics.writes = counters.writes
+        statistics.evictions = memoryStatistics.evictions + storageStatistics.evictions
+        statistics.rejectedTooLarge = storageStatistics.rejectedTooLarge
+        statistics.count = storageStatistics.count
+        statistics.cost = memoryStatistics.cost
+        statistics.bytes = storageStatistics.bytes
+        return statistics
+    }
+
+    /// Reads served by memory.
+    public var memoryHits: Int { counters.withLock { $0.memoryHits } }
+    /// Reads served by storage (and promoted).
+    public var storageHits: Int { counters.withLock { $0.storageHits } }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+extension AssetsManager {
+    /// How a manager is set up: its memory partitions and its disk cache.
+    public struct Configuration: Sendable {
+        /// The memory partitions to create, with their limits. `.lru(t)` for a type not listed here
+        /// is unregistered until an app registers a backend for it.
+        public var memoryPartitions: [LRUCacheType: MemoryCache.Limits]
+        /// Whether to open a `DiskCache` for `.disk` (and so for `.hybrid(t)`).
+        public var usesDiskCache: Bool
+        /// The disk cache's directory; `nil` means `DiskCache.defaultDirectory()`.
+        public var diskDirectory: URL?
+        /// The disk cache's size limit in bytes.
+        public var diskSizeLimit: Int
+        /// The clock backends use for expiry; tests pass their own.
+        public var now: @Sendable () -> Date
+
+        /// The defaults: images 128 MiB / 2,000 entries, Lottie 32 MiB / 500, video 64 MiB / 256,
+        /// and a 512 MiB disk cache in the platform caches directory.
+        public init(
+            memoryPartitions: [LRUCacheType: MemoryCache.Limits] = Configuration.defaultPartitions,
+            usesDiskCache: Bool = true,
+            diskDirectory: URL? = nil,
+            diskSizeLimit: Int = 512 << 20,
+            now: @escaping @Sendable () -> Date = Date.init
+        ) {
+            self.memoryPartitions = memoryPartitions
+            self.usesDiskCache = usesDiskCache
+            self.diskDirectory = diskDirectory
+            self.diskSizeLimit = diskSizeLimit
+            self.now = now
+        }
+
+        /// The default memory partitions.
+        public static let defaultPartitions: [LRUCacheType: MemoryCache.Limits] = [
+            .image: MemoryCache.Limits(costLimit: 128 << 20, countLimit: 2_000),
+            .lottie: MemoryCache.Limits(costLimit: 32 << 20, countLimit: 500),
+            .video: MemoryCache.Limits(costLimit: 64 << 20, countLimit: 256),
+        ]
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin, error-checked wrappers over the POSIX calls the disk cache makes.
+enum POSIX {
+    struct Failure: Error, CustomStringConvertible {
+        var call: String
+        var code: Int32
+        var description: String { "\(call): \(errnoDescription(code))" }
+    }
+
+    /// Reads exactly `count` bytes at `offset` unless the file ends first; returns the bytes read.
+    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int) throws(Failure) -> Int {
+        var done = 0
+        while done < count {
+            let result = pread(descriptor, buffer + done, count - done, off_t(offset + done))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw Failure(call: "pread", code: errno)
+            }
+            if result == 0 { break }
+            done += result
+        }
+        return done
+    }
+
+    /// Writes all of `first` then all of `second` (one `writev` when it can).
+    static func write(_ descriptor: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) throws(Failure) {
+        var pieces = [first, second].filter { $0.count > 0 }
+        while !pieces.isEmpty {
+            var vectors = pieces.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+            let written = writev(descriptor, &vectors, Int32(vectors.count))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw Failure(call: "writev", code: errno)
+            }
+            var remaining = written
+            while remaining > 0, let piece = pieces.first {
+                if remaining >= piece.count {
+                    remaining -= piece.count
+                    pieces.removeFirst()
+                } else {
+                    pieces[0] = UnsafeRawBufferPointer(rebasing: piece[remaining...])
+                    remaining = 0
+                }
+            }
+        }
+    }
+
+    /// Closes a descriptor; returns 0 or -1 with `errno` set, as `close(2)` does.
+    @discardableResult
+    static func closeDescriptor(_ descriptor: Int32) -> Int32 {
+        close(descriptor)
+    }
+
+    /// The file's status.
+    static func status(_ descriptor: Int32) throws(Failure) -> stat {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw Failure(call: "fstat", code: errno) }
+        return info
+    }
+
+    /// The status of `path`, or nil if it does not exist.
+    static func status(path: String) -> stat? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info : nil
+    }
+
+    /// `UTIME_OMIT` from <sys/stat.h>, which Swift does not import (a macro expression).
+    private static let utimeOmit = (1 << 30) - 2
+
+    /// Sets the modification time of `path` (leaving the access time).
+    static func setModificationTime(path: String, _ date: Date) {
+        var times = modificationTimes(date)
+        _ = utimensat(AT_FDCWD, path, &times, 0)
+    }
+
+    /// Sets the modification time of an open file (leaving the access time).
+    static func setModificationTime(_ descriptor: Int32, _ date: Date) {
+        var times = modificationTimes(date)
+        _ = futimens(descriptor, &times)
+    }
+
+    private static func modificationTimes(_ date: Date) -> [timespec] {
+        let seconds = date.timeIntervalSince1970
+        let whole = seconds.rounded(.down)
+        return [
+            timespec(tv_sec: 0, tv_nsec: utimeOmit),
+            timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9)),
+        ]
+    }
+
+    /// The modification time of a `stat` result.
+    static func modificationDate(_ info: stat) -> Date {
+        #if canImport(Darwin)
+        let time = info.st_mtimespec
+        #else
+        let time = info.st_mtim
+        #endif
+        return Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
+    }
+
+    /// The names in a directory (excluding `.` and `..`).
+    static func directoryNames(_ path: String) throws(Failure) -> [String] {
+        guard let directory = opendir(path) else { throw Failure(call: "opendir", code: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let item = readdir(directory) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}

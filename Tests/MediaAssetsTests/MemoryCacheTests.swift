@@ -1,0 +1,132 @@
+import Foundation
+import MediaAssets
+import TestSupport
+import Testing
+
+@Suite("MemoryCache")
+struct MemoryCacheTests {
+    private func entry(_ size: Int, fill: UInt8 = 1) -> CacheEntry {
+        CacheEntry(data: Data(repeating: fill, count: size))
+    }
+
+    @Test func evictsLeastRecentlyUsedByCost() {
+        // Given a cache that fits three 100-byte entries
+        let cache = MemoryCache(limits: .init(costLimit: 300))
+        for name in ["a", "b", "c"] {
+            cache.store(entry(100), forKey: CacheKey(name))
+            cache._checkInvariants()
+        }
+        // When "a" is read (becoming most recent) and "d" is added
+        #expect(cache.entry(forKey: "a") != nil)
+        cache.store(entry(100), forKey: "d")
+        cache._checkInvariants()
+
+        // Then "b", the least recently used, is the one evicted
+        #expect(cache.keysByRecency == ["d", "a", "c"])
+        #expect(cache.entry(forKey: "b") == nil)
+        #expect(cache.statistics().evictions == 1)
+    }
+
+    @Test func countLimitEvictsOldest() {
+        let cache = MemoryCache(limits: .init(costLimit: 1 << 20, countLimit: 2))
+        for name in ["a", "b", "c"] {
+            cache.store(entry(1), forKey: CacheKey(name))
+            cache._checkInvariants()
+        }
+        #expect(cache.keysByRecency == ["c", "b"])
+        #expect(cache.statistics().count == 2)
+    }
+
+    @Test func entryLargerThanLimitIsRejectedAndDropsStaleValue() {
+        // Given a cached small value under "k"
+        let cache = MemoryCache(limits: .init(costLimit: 100))
+        cache.store(entry(10), forKey: "k")
+        cache.store(entry(10), forKey: "other")
+
+        // When a value larger than the whole limit is stored under "k"
+        cache.store(entry(101), forKey: "k")
+        cache._checkInvariants()
+
+        // Then it is not stored, the stale value is gone, others stay, and it is counted
+        #expect(cache.entry(forKey: "k") == nil)
+        #expect(cache.entry(forKey: "other") != nil)
+        #expect(cache.statistics().rejectedTooLarge == 1)
+    }
+
+    @Test func decodedObjectCountsTowardsCost() {
+        let cache = MemoryCache(limits: .init(costLimit: 1_000))
+        let decoded = DecodedObject("a parsed model", cost: 600)
+        cache.store(CacheEntry(data: Data(count: 300), decoded: decoded), forKey: "model")
+        #expect(cache.statistics().cost == 900)
+        #expect(cache.statistics().bytes == 300)
+        #expect(cache.entry(forKey: "model")?.decoded?.value as? String == "a parsed model")
+
+        cache.store(CacheEntry(data: Data(count: 200)), forKey: "bytes")
+        cache._checkInvariants()
+        #expect(cache.entry(forKey: "model") == nil, "900 + 200 is over the limit, so the older entry goes")
+    }
+
+    @Test func overwriteUpdatesCostAndOrder() {
+        let cache = MemoryCache(limits: .init(costLimit: 1_000))
+        cache.store(entry(100), forKey: "a")
+        cache.store(entry(100), forKey: "b")
+        cache.store(entry(500), forKey: "a")
+        cache._checkInvariants()
+        #expect(cache.statistics().cost == 600)
+        #expect(cache.keysByRecency == ["a", "b"])
+    }
+
+    @Test func expiredEntriesAreMisses() {
+        // Given an entry that expires in 60 seconds
+        let clock = TestClock()
+        let cache = MemoryCache(limits: .init(costLimit: 1_000), now: clock.now)
+        let metadata = CacheMetadata(created: clock.date, expires: clock.date + 60)
+        cache.store(CacheEntry(data: Data([1]), metadata: metadata), forKey: "k")
+        #expect(cache.entry(forKey: "k") != nil)
+
+        // When the clock passes its expiry
+        clock.advance(by: 61)
+
+        // Then it is a miss, and it is dropped
+        #expect(cache.entry(forKey: "k") == nil)
+        #expect(cache.statistics().count == 0)
+        cache._checkInvariants()
+    }
+
+    @Test func removeExpiredAndTrim() {
+        let clock = TestClock()
+        let cache = MemoryCache(limits: .init(costLimit: 10_000), now: clock.now)
+        for index in 0..<10 {
+            let expires: Date? = index.isMultiple(of: 2) ? clock.date + 10 : nil
+            cache.store(CacheEntry(data: Data(count: 100), metadata: .init(expires: expires)), forKey: CacheKey("\(index)"))
+        }
+        clock.advance(by: 11)
+        cache.removeExpired()
+        cache._checkInvariants()
+        #expect(cache.statistics().count == 5)
+
+        cache.trim(toCost: 250)
+        cache._checkInvariants()
+        #expect(cache.statistics().count == 2)
+        #expect(cache.keysByRecency == ["9", "7"])
+    }
+
+    @Test func randomOperationsKeepInvariants() {
+        // A seeded random walk of stores, reads and removes, checking the structure after each.
+        var generator = SeededGenerator(seed: 42)
+        let cache = MemoryCache(limits: .init(costLimit: 5_000, countLimit: 40))
+        for _ in 0..<3_000 {
+            let key = CacheKey("k\(Int.random(in: 0..<80, using: &generator))")
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<5: cache.store(entry(Int.random(in: 0..<400, using: &generator)), forKey: key)
+            case 5..<8: _ = cache.entry(forKey: key)
+            case 8: cache.removeEntry(forKey: key)
+            default: cache.trim(toCost: 2_500)
+            }
+            cache._checkInvariants()
+        }
+        let statistics = cache.statistics()
+        #expect(statistics.cost <= 5_000 && statistics.count <= 40)
+        #expect(statistics.writes > 0 && statistics.evictions > 0)
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import MediaAssets
+import Testing
+
+/// A way to make a backend for the conformance suite, with a name for test output.
+public struct BackendFixture: Sendable, CustomStringConvertible {
+    /// The name shown in test results.
+    public let name: String
+    /// Makes a fresh, empty backend whose files (if any) live in the given directory.
+    public let make: @Sendable (TemporaryDirectory) throws -> any CacheBackend
+
+    /// Creates a fixture.
+    public init(_ name: String, make: @escaping @Sendable (TemporaryDirectory) throws -> any CacheBackend) {
+        self.name = name
+        self.make = make
+    }
+
+    public var description: String { name }
+
+    /// Runs `body` with a fresh backend in a fresh temporary directory, removed afterwards.
+    public func withBackend(_ body: (any CacheBackend) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory("conformance-\(name)")
+        defer { directory.remove() }
+        try await body(try make(directory))
+    }
+}
+
+/// The checks every `CacheBackend` passes: the protocol's implementation requirements as tests.
+///
+/// A test target runs them as `@Test(arguments: fixtures, BackendConformance.allCases)`.
+public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConvertible {
+    case missForUnknownKey, roundTrip, metadataRoundTrip, overwrite, remove, removeAll
+    case emptyData, largeData, expiry, hostileKeys, concurrency
+
+    public var description: String { rawValue }
+
+    /// The most bytes a fixture must accept in one entry (large-data check).
+    public static let largeEntrySize = 6 << 20
+
+    /// Runs this check against `backend`.
+    public func check(_ backend: any CacheBackend) async throws {
+        switch self {
+        case .missForUnknownKey:
+            #expect(try await backend.entry(forKey: "never stored") == nil)
+        case .roundTrip:
+            let data = Data("hello, cache".utf8)
+            try await backend.store(CacheEntry(data: data), forKey: "greeting")
+            #expect(try await backend.entry(forKey: "greeting")?.data == data)
+        case .metadataRoundTrip:
+            try await checkMetadataRoundTrip(backend)
+        case .overwrite:
+            try await backend.store(CacheEntry(data: Data("old".utf8)), forKey: "k")
+            try await backend.store(CacheEntry(data: Data("new".utf8)), forKey: "k")
+            #expect(try await backend.entry(forKey: "k")?.data == Data("new".utf8))
+        case .remove:
+            try await backend.store(CacheEntry(data: Data([1, 2, 3])), forKey: "gone")
+            try await backend.removeEntry(forKey: "gone")
+            #expect(try await backend.entry(forKey: "gone") == nil)
+            try await backend.removeEntry(forKey: "was never there")
+        case .removeAll:
+            for index in 0..<20 {
+                try await backend.store(CacheEntry(data: Data([UInt8(index)])), forKey: CacheKey("item-\(index)"))
+            }
+            try await backend.removeAll()
+            for index in 0..<20 {
+                #expect(try await backend.entry(forKey: CacheKey("item-\(index)")) == nil)
+            }
+            #expect(await backend.statistics().count == 0)
+        case .emptyData:
+            try await backend.store(CacheEntry(data: Data()), forKey: "empty")
+            let entry = try await backend.entry(forKey: "empty")
+            #expect(entry != nil)
+            #expect(entry?.data.isEmpty == true)
+        case .largeData:
+            let data = Data((0..<Self.largeEntrySize).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) })
+            try await backend.store(CacheEntry(data: data), forKey: "large")
+            #expect(try await backend.entry(forKey: "large")?.data == data)
+        case .expiry:
+            let past = CacheMetadata(expires: Date(timeIntervalSinceNow: -60))
+            let future = CacheMetadata(expires: Date(timeIntervalSinceNow: 3_600))
+            try await backend.store(CacheEntry(data: Data("stale".utf8), metadata: past), forKey: "expired")
+            try await backend.store(CacheEntry(data: Data("fresh".utf8), metadata: future), forKey: "live")
+            #expect(try await backend.entry(forKey: "expired") == nil)
+            #expect(try await backend.entry(forKey: "live")?.data == Data("fresh".utf8))
+            try await backend.removeExpired()
+            #expect(try await backend.entry(forKey: "live") != nil)
+        case .hostileKeys:
+            try await checkHostileKeys(backend)
+        case .concurrency:
+            try await checkConcurrency(backend)
+        }
+    }
+
+    /// Keys that must stay opaque: path traversal, separators, NUL, emoji, very long.
+    public static let hostileKeySamples: [CacheKey] = [
+        "../../etc/passwd", "/absolute/path", "a/b/c", "..", ".", "", "with\0nul", "new\nline",
+        "emoji 🧑‍🚀🎞️", "back\\slash", "spaces and ?query=1&x=#frag",
+        CacheKey(String(repeating: "k", count: 10_000)),
+        CacheKey(String(repeating: "🧑‍🚀", count: 2_000)),
+    ]
+
+    private func checkMetadataRoundTrip(_ backend: any CacheBackend) async throws {
+        let created = Date(timeIntervalSince1970: 1_700_000_000.25)
+        let metadata = CacheMetadata(
+            created: created,
+            expires: Date(timeIntervalSinceNow: 86_400).rounded,
+            freshUntil: Date(timeIntervalSinceNow: 60).rounded,
+            etag: "\"abc123\"",
+            lastModified: "Wed, 21 Oct 2015 07:28:00 GMT",
+            contentType: "image/png"
+        )
+        try await backend.store(CacheEntry(data: Data([9, 8, 7]), metadata: metadata), forKey: "meta")
+        let read = try #require(try await backend.entry(forKey: "meta")).metadata
+        #expect(read.created == metadata.created)
+        #expect(read.expires == metadata.expires)
+        #expect(read.freshUntil == metadata.freshUntil)
+        #expect(read.etag == metadata.etag)
+        #expect(read.lastModified == metadata.lastModified)
+        #expect(read.contentType == metadata.contentType)
+    }
+
+    private func checkHostileKeys(_ backend: any CacheBackend) async throws {
+        for (index, key) in Self.hostileKeySamples.enumerated() {
+            try await backend.store(CacheEntry(data: Data("value \(index)".utf8)), forKey: key)
+        }
+        for (index, key) in Self.hostileKeySamples.enumerated() {
+            #expect(try await backend.entry(forKey: key)?.data == Data("value \(index)".utf8), "key #\(index)")
+        }
+    }
+
+    private func checkConcurrency(_ backend: any CacheBackend) async throws {
+        // Writers overwrite shared keys with self-describing values while readers read them: a
+        // read returns nothing or one complete value, never a mix.
+        let keyCount = 16
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    for round in 0..<25 {
+                        let key = CacheKey("shared-\((writer + round) % keyCount)")
+                        try await backend.store(CacheEntry(data: Self.payload(writer: writer, round: round)), forKey: key)
+                    }
+                }
+            }
+            for _ in 0..<4 {
+                group.addTask {
+                    for round in 0..<50 {
+                        if let data = try await backend.entry(forKey: CacheKey("shared-\(round % keyCount)"))?.data {
+                            #expect(Self.isPayload(data))
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for index in 0..<keyCount {
+            let data = try await backend.entry(forKey: CacheKey("shared-\(index)"))?.data
+            #expect(data.map(Self.isPayload) ?? false, "shared-\(index) holds a complete value")
+        }
+    }
+
+    private static func payload(writer: Int, round: Int) -> Data {
+        let seed = UInt8(truncatingIfNeeded: writer * 31 + round)
+        return Data([seed] + [UInt8](repeating: seed, count: 4_095))
+    }
+
+    private static func isPayload(_ data: Data) -> Bool {
+        data.count == 4_096 && data.allSatisfy { $0 == data.first }
+    }
+}
+
+extension Date {
+    /// This date rounded to whole milliseconds (what a byte backend is expected to keep exactly).
+    public var rounded: Date {
+        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1_000).rounded() / 1_000)
+    }
+}

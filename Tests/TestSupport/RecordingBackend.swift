@@ -1,0 +1,70 @@
+import Foundation
+import MediaAssets
+
+/// A backend written the way an app would write its own: an actor over a dictionary that also
+/// counts the calls it gets. Tests use it as the "custom backend" and to observe what the
+/// manager asks of a backend.
+public actor RecordingBackend: CacheBackend {
+    /// How many times each operation was called.
+    public struct Calls: Sendable, Equatable {
+        public var reads = 0
+        public var stores = 0
+        public var removes = 0
+        public var removeAlls = 0
+
+        /// Creates a count of calls.
+        public init(reads: Int = 0, stores: Int = 0, removes: Int = 0, removeAlls: Int = 0) {
+            self.reads = reads
+            self.stores = stores
+            self.removes = removes
+            self.removeAlls = removeAlls
+        }
+    }
+
+    private var entries: [CacheKey: CacheEntry] = [:]
+    private var stats = CacheStatistics()
+    /// The calls so far.
+    public private(set) var calls = Calls()
+
+    /// Creates an empty backend.
+    public init() {}
+
+    public func entry(forKey key: CacheKey) -> CacheEntry? {
+        calls.reads += 1
+        guard let entry = entries[key], !entry.isExpired(at: Date()) else {
+            stats.misses += 1
+            return nil
+        }
+        stats.hits += 1
+        return entry
+    }
+
+    public func store(_ entry: CacheEntry, forKey key: CacheKey) {
+        calls.stores += 1
+        stats.writes += 1
+        var bytesOnly = entry
+        bytesOnly.decoded = nil
+        entries[key] = bytesOnly
+    }
+
+    public func removeEntry(forKey key: CacheKey) {
+        calls.removes += 1
+        entries[key] = nil
+    }
+
+    public func removeAll() {
+        calls.removeAlls += 1
+        entries.removeAll()
+    }
+
+    public func statistics() -> CacheStatistics {
+        var snapshot = stats
+        snapshot.count = entries.count
+        snapshot.bytes = entries.values.reduce(0) { $0 + $1.data.count }
+        snapshot.cost = snapshot.bytes
+        return snapshot
+    }
+
+    /// The keys held now.
+    public var keys: Set<CacheKey> { Set(entries.keys) }
+}
