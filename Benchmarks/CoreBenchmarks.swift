@@ -1,1 +1,135 @@
-func runCoreBenchmarks(table: BenchmarkTable) async throws {}
+import Foundation
+import MediaAssets
+import Synchronization
+
+/// Rows for the memory LRU: mixed get/set against a locked dictionary and NSCache.
+func runMemoryBenchmarks(table: BenchmarkTable) async throws {
+    runMixedGetSet(table: table)
+}
+
+/// Rows for the disk cache: hits against plain file reads, stores at two cache sizes.
+func runDiskBenchmarks(table: BenchmarkTable) async throws {
+    try await runDiskHitBenchmarks(table: table)
+    try await runDiskStoreBenchmarks(table: table)
+}
+
+// MARK: Memory
+
+private func runMixedGetSet(table: BenchmarkTable) {
+    let keyCount = 10_000
+    let operationCount = 200_000
+    let keys = (0..<keyCount).map { "https://cdn.example.com/avatars/\($0).jpg" }
+    let cacheKeys = keys.map { CacheKey($0) }
+    let value = Data(repeating: 7, count: 64)
+    var generator = SystemRandomNumberGenerator()
+    // 80 % reads, 20 % writes, keys uniformly drawn: (index, isWrite)
+    let operations = (0..<operationCount).map { _ in
+        (Int.random(in: 0..<keyCount, using: &generator), Int.random(in: 0..<10, using: &generator) < 2)
+    }
+
+    let cache = MemoryCache(limits: .init(costLimit: 1 << 30))
+    for key in cacheKeys { cache.store(CacheEntry(data: value), forKey: key) }
+    let lru = medianSeconds(repetitions: 7) {
+        for (index, isWrite) in operations {
+            if isWrite {
+                cache.store(CacheEntry(data: value), forKey: cacheKeys[index])
+            } else {
+                blackHole(cache.entry(forKey: cacheKeys[index]))
+            }
+        }
+    }
+
+    let dictionary = Mutex<[String: Data]>([:])
+    dictionary.withLock { storage in for key in keys { storage[key] = value } }
+    let plain = medianSeconds(repetitions: 7) {
+        for (index, isWrite) in operations {
+            if isWrite {
+                dictionary.withLock { $0[keys[index]] = value }
+            } else {
+                blackHole(dictionary.withLock { $0[keys[index]] })
+            }
+        }
+    }
+
+    let nsCache = NSCache<NSString, NSData>()
+    let nsKeys = keys.map { $0 as NSString }
+    let nsValue = value as NSData
+    for key in nsKeys { nsCache.setObject(nsValue, forKey: key) }
+    let foundation = medianSeconds(repetitions: 7) {
+        for (index, isWrite) in operations {
+            if isWrite {
+                nsCache.setObject(nsValue, forKey: nsKeys[index])
+            } else {
+                blackHole(nsCache.object(forKey: nsKeys[index]))
+            }
+        }
+    }
+
+    let perOperation = 1e9 / Double(operationCount)
+    table.add(
+        "memory LRU mixed get/set, 10k keys (per op)", unit: "ns", median: lru * perOperation,
+        baseline: "Mutex<[String: Data]>", baselineMedian: plain * perOperation, target: 1.5
+    )
+    table.add(
+        "memory LRU mixed get/set, 10k keys (per op)", unit: "ns", median: lru * perOperation,
+        baseline: "NSCache", baselineMedian: foundation * perOperation
+    )
+}
+
+// MARK: Disk
+
+private func runDiskHitBenchmarks(table: BenchmarkTable) async throws {
+    for (label, size) in [("16 KiB", 16 << 10), ("1 MiB", 1 << 20)] {
+        let directory = try makeScratchDirectory("disk-hit")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try DiskCache(directory: directory.appendingPathComponent("cache"), sizeLimit: 1 << 30)
+        let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761) })
+        try await cache.store(CacheEntry(data: bytes), forKey: "entry")
+        let plainFile = directory.appendingPathComponent("plain.bin")
+        try bytes.write(to: plainFile)
+
+        let readsPerSample = size > 100_000 ? 50 : 500
+        let hit = try await medianSecondsAsync(repetitions: 9) {
+            for _ in 0..<readsPerSample { blackHole(try await cache.entry(forKey: "entry")) }
+        }
+        let plain = try medianSeconds(repetitions: 9) {
+            for _ in 0..<readsPerSample { blackHole(try Data(contentsOf: plainFile)) }
+        }
+        let scale = 1e6 / Double(readsPerSample)
+        table.add(
+            "disk hit, \(label) entry", unit: "µs", median: hit * scale,
+            baseline: "Data(contentsOf:) of a plain file", baselineMedian: plain * scale, target: 1.3
+        )
+        await cache.close()
+    }
+}
+
+private func runDiskStoreBenchmarks(table: BenchmarkTable) async throws {
+    let payload = Data(repeating: 42, count: 4 << 10)
+    let storesPerSample = 200
+
+    func medianStore(prefill: Int) async throws -> Double {
+        let directory = try makeScratchDirectory("disk-store-\(prefill)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try DiskCache(directory: directory, sizeLimit: 1 << 30)
+        for index in 0..<prefill {
+            try await cache.store(CacheEntry(data: payload), forKey: CacheKey("prefill-\(index)"))
+        }
+        var round = 0
+        let seconds = try await medianSecondsAsync(repetitions: 7) {
+            round += 1
+            for index in 0..<storesPerSample {
+                try await cache.store(CacheEntry(data: payload), forKey: CacheKey("new-\(round)-\(index)"))
+            }
+        }
+        await cache.close()
+        return seconds * 1e6 / Double(storesPerSample)
+    }
+
+    let small = try await medianStore(prefill: 100)
+    let large = try await medianStore(prefill: 10_000)
+    table.add(
+        "disk store 4 KiB, cache holding 10,000 entries", unit: "µs", median: large,
+        baseline: "same, cache holding 100 entries", baselineMedian: small, target: 1.2
+    )
+}

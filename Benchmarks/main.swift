@@ -1,5 +1,23 @@
 import Foundation
 
+// Usage: benchmarks [--filter GROUP] [--json PATH]
+// Groups run in order; --filter keeps the groups whose name contains GROUP.
+let arguments = CommandLine.arguments
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+
+let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
+    ("memory", runMemoryBenchmarks),
+    ("disk", runDiskBenchmarks),
+]
+
 let table = BenchmarkTable()
 print(BenchmarkTable.header)
-try await runCoreBenchmarks(table: table)
+for group in groups where option("--filter").map({ group.name.contains($0) }) ?? true {
+    try await group.run(table)
+}
+if let path = option("--json") {
+    try table.writeJSON(to: path)
+    print("wrote \(table.rows.count) rows to \(path)")
+}

@@ -1,19 +1,25 @@
 /// An ordered map from keys to values with costs, most recently used first.
 ///
 /// Nodes live in one array linked by indices, so every operation is O(1) and touching a node
-/// allocates nothing. Not thread-safe: owners guard it with a lock.
+/// allocates nothing. The links live in their own compact array: marking a value used rewrites
+/// a few 8-byte links (which stay in cache) rather than the large nodes around it.
+/// Not thread-safe: owners guard it with a lock.
 struct LRUList<Key: Hashable, Value> {
     private struct Node {
         var key: Key
         var value: Value?
         var cost: Int
-        var newer: Int
-        var older: Int
+    }
+
+    private struct Link {
+        var newer: Int32
+        var older: Int32
     }
 
     private static var none: Int { -1 }
 
     private var nodes: [Node] = []
+    private var links: [Link] = []
     private var slots: [Key: Int] = [:]
     private var freeSlots: [Int] = []
     private var newest = LRUList.none
@@ -58,16 +64,19 @@ struct LRUList<Key: Hashable, Value> {
             moveToNewest(slot)
             return old
         }
-        let node = Node(key: key, value: value, cost: cost, newer: Self.none, older: newest)
+        let node = Node(key: key, value: value, cost: cost)
+        let link = Link(newer: Int32(Self.none), older: Int32(newest))
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
             nodes[slot] = node
+            links[slot] = link
         } else {
             slot = nodes.count
             nodes.append(node)
+            links.append(link)
         }
-        if newest != Self.none { nodes[newest].newer = slot }
+        if newest != Self.none { links[newest].newer = Int32(slot) }
         newest = slot
         if oldest == Self.none { oldest = slot }
         slots[key] = slot
@@ -104,6 +113,7 @@ struct LRUList<Key: Hashable, Value> {
     /// Removes everything.
     mutating func removeAll() {
         nodes.removeAll()
+        links.removeAll()
         slots.removeAll()
         freeSlots.removeAll()
         newest = Self.none
@@ -120,7 +130,7 @@ struct LRUList<Key: Hashable, Value> {
         var slot = newest
         while slot != Self.none {
             keys.append(nodes[slot].key)
-            slot = nodes[slot].older
+            slot = Int(links[slot].older)
         }
         return keys
     }
@@ -135,18 +145,19 @@ struct LRUList<Key: Hashable, Value> {
         var previous = Self.none
         while slot != Self.none {
             let node = nodes[slot]
-            precondition(node.newer == previous, "broken newer link at slot \(slot)")
+            precondition(Int(links[slot].newer) == previous, "broken newer link at slot \(slot)")
             precondition(slots[node.key] == slot, "index does not point at slot \(slot)")
             precondition(node.value != nil, "live slot \(slot) has no value")
             cost += node.cost
             visited += 1
             previous = slot
-            slot = node.older
+            slot = Int(links[slot].older)
         }
         precondition(previous == oldest, "oldest does not end the list")
         precondition(visited == slots.count, "list holds \(visited) nodes, index \(slots.count)")
         precondition(cost == totalCost, "costs add up to \(cost), recorded \(totalCost)")
         precondition(visited + freeSlots.count == nodes.count, "slots leaked")
+        precondition(links.count == nodes.count, "links and nodes differ in count")
     }
 
     private mutating func release(_ slot: Int) -> (value: Value, cost: Int) {
@@ -162,19 +173,18 @@ struct LRUList<Key: Hashable, Value> {
     private mutating func moveToNewest(_ slot: Int) {
         guard slot != newest else { return }
         unlink(slot)
-        nodes[slot].older = newest
-        nodes[slot].newer = Self.none
-        if newest != Self.none { nodes[newest].newer = slot }
+        links[slot] = Link(newer: Int32(Self.none), older: Int32(newest))
+        if newest != Self.none { links[newest].newer = Int32(slot) }
         newest = slot
         if oldest == Self.none { oldest = slot }
     }
 
     private mutating func unlink(_ slot: Int) {
-        let newer = nodes[slot].newer
-        let older = nodes[slot].older
-        if newer != Self.none { nodes[newer].older = older } else { newest = older }
-        if older != Self.none { nodes[older].newer = newer } else { oldest = newer }
-        nodes[slot].newer = Self.none
-        nodes[slot].older = Self.none
+        let link = links[slot]
+        let newer = Int(link.newer)
+        let older = Int(link.older)
+        if newer != Self.none { links[newer].older = link.older } else { newest = older }
+        if older != Self.none { links[older].newer = link.newer } else { oldest = newer }
+        links[slot] = Link(newer: Int32(Self.none), older: Int32(Self.none))
     }
 }

@@ -109,22 +109,24 @@ public final class MemoryCache: CacheBackend {
     /// - Complexity: O(1) amortized, plus O(1) per eviction.
     public func store(_ entry: CacheEntry, forKey key: CacheKey) {
         let cost = entry.memoryCost
-        // Evicted entries are released after the lock is dropped: their deinit may run user code.
-        let evicted = state.withLock { state -> [CacheEntry] in
+        // Replaced and evicted entries are released after the lock is dropped: their deinit
+        // may run user code. An empty array does not allocate, so a plain store allocates nothing.
+        let released = state.withLock { state -> (replaced: CacheEntry?, evicted: [CacheEntry]) in
             guard cost <= limits.costLimit, limits.countLimit > 0 else {
                 state.statistics.rejectedTooLarge += 1
-                return state._remove(key).map { [$0] } ?? []
+                return (state._remove(key), [])
             }
             state.statistics.writes += 1
-            var evicted = state._set(entry, forKey: key, cost: cost).map { [$0] } ?? []
+            let replaced = state._set(entry, forKey: key, cost: cost)
+            var evicted: [CacheEntry] = []
             while state.entries.totalCost > limits.costLimit || state.entries.count > limits.countLimit,
                 let oldest = state._evictOldest()
             {
                 evicted.append(oldest)
             }
-            return evicted
+            return (replaced, evicted)
         }
-        withExtendedLifetime(evicted) {}
+        withExtendedLifetime(released) {}
     }
 
     /// Removes the entry for `key`.
