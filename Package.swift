@@ -8,23 +8,36 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "MediaAssets", targets: ["MediaAssets"]),
+        .library(name: "MediaAssetsAnimation", targets: ["MediaAssetsAnimation"]),
+        .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
         .executable(name: "benchmarks", targets: ["benchmarks"]),
     ],
     targets: [
-        // Core
-        .target(name: "MediaAssets"),
+        // System libraries
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
-        // Test support and the loopback HTTP origin used by tests and examples
-        .target(name: "TestSupport", dependencies: ["MediaAssets"], path: "Tests/TestSupport"),
+        // Core and media modules
+        .target(name: "MediaAssets"),
+        .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "CZlib"]),
+
+        // The loopback HTTP origin of the tests and examples, and test support
+        .target(name: "SampleOrigin"),
+        .target(name: "TestSupport", dependencies: ["MediaAssets", "SampleOrigin"], path: "Tests/TestSupport"),
 
         // Benchmarks
         .executableTarget(
             name: "benchmarks",
-            dependencies: ["MediaAssets"],
+            dependencies: ["MediaAssets", "MediaAssetsAnimation", "CZlib", "SampleOrigin"],
             path: "Benchmarks"
         ),
 
         // Tests
-        .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport"]),
-    ]
+        .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
+        .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin"]),
+        .testTarget(
+            name: "MediaAssetsAnimationTests",
+            dependencies: ["MediaAssetsAnimation", "CZlib", "TestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
 )

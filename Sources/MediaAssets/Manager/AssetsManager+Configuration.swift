@@ -14,21 +14,42 @@ extension AssetsManager {
         public var diskSizeLimit: Int
         /// The clock backends use for expiry; tests pass their own.
         public var now: @Sendable () -> Date
+        /// The loader for fetches; `nil` means a `URLSessionLoader`.
+        public var loader: (any DataLoading)?
+        /// Derives a request's cache key from its URL.
+        public var keyFactory: CacheKeyFactory
+        /// When to retry failed fetches.
+        public var retryPolicy: RetryPolicy
+        /// The most bytes one response may have (larger ones fail, nothing is stored).
+        public var maxResponseSize: Int
+        /// How long a response without `Cache-Control: max-age` stays fresh, in seconds.
+        public var defaultTimeToLive: TimeInterval
 
         /// The defaults: images 128 MiB / 2,000 entries, Lottie 32 MiB / 500, video 64 MiB / 256,
-        /// and a 512 MiB disk cache in the platform caches directory.
+        /// a 512 MiB disk cache in the platform caches directory, a URLSession loader, 3 attempts
+        /// per fetch, responses up to 256 MiB, and 7 days of freshness without `max-age`.
         public init(
             memoryPartitions: [LRUCacheType: MemoryCache.Limits] = Configuration.defaultPartitions,
             usesDiskCache: Bool = true,
             diskDirectory: URL? = nil,
             diskSizeLimit: Int = 512 << 20,
-            now: @escaping @Sendable () -> Date = Date.init
+            now: @escaping @Sendable () -> Date = Date.init,
+            loader: (any DataLoading)? = nil,
+            keyFactory: CacheKeyFactory = .absoluteURL,
+            retryPolicy: RetryPolicy = RetryPolicy(),
+            maxResponseSize: Int = 256 << 20,
+            defaultTimeToLive: TimeInterval = 7 * 24 * 3_600
         ) {
             self.memoryPartitions = memoryPartitions
             self.usesDiskCache = usesDiskCache
             self.diskDirectory = diskDirectory
             self.diskSizeLimit = diskSizeLimit
             self.now = now
+            self.loader = loader
+            self.keyFactory = keyFactory
+            self.retryPolicy = retryPolicy
+            self.maxResponseSize = maxResponseSize
+            self.defaultTimeToLive = defaultTimeToLive
         }
 
         /// The default memory partitions.

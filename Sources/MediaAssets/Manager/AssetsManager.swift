@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The one entry point of the package: routes every read, write and remove to the backend a
 /// `StorageType` names.
@@ -17,6 +18,11 @@ public final class AssetsManager: Sendable {
     public let registry: BackendRegistry
     /// The configuration the manager was built from.
     public let configuration: Configuration
+    /// The loader fetches go through.
+    public let loader: any DataLoading
+    /// Fetches under way, one per key and storage type.
+    let requestPool = RequestPool<FetchKey, CacheEntry>()
+    let fetchCounters = Mutex(FetchStatistics())
 
     /// Creates a manager with the configured memory partitions and disk cache.
     ///
@@ -25,6 +31,7 @@ public final class AssetsManager: Sendable {
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
         self.registry = BackendRegistry()
+        self.loader = configuration.loader ?? URLSessionLoader(maxResponseSize: configuration.maxResponseSize)
         for (type, limits) in configuration.memoryPartitions {
             registry.register(MemoryCache(limits: limits, now: configuration.now), for: .lru(type))
         }
@@ -56,7 +63,8 @@ public final class AssetsManager: Sendable {
 
     /// Stores `data` under `key` in the backend for `storageType`.
     public func writeData(_ data: Data, forKey key: CacheKey, storageType: StorageType) async throws {
-        try await backend(for: storageType).store(CacheEntry(data: data, metadata: CacheMetadata(created: configuration.now())), forKey: key)
+        let entry = CacheEntry(data: data, metadata: CacheMetadata(created: configuration.now()))
+        try await backend(for: storageType).store(entry, forKey: key)
     }
 
     /// Returns the bytes stored under `key`, or nil on a miss.

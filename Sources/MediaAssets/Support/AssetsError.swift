@@ -16,6 +16,16 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case removeFailed(path: String, reason: String)
     /// The cache at this path was closed.
     case closed(path: String)
+    /// The server answered with a status that is not a success (after any retries).
+    case httpStatus(code: Int, url: URL)
+    /// The response is larger than the configured maximum; nothing was stored.
+    case responseTooLarge(url: URL, limit: Int)
+    /// The body's length differs from its `Content-Length`; nothing was stored.
+    case lengthMismatch(url: URL, expected: Int, received: Int)
+    /// The request allowed only the cache, and the cache has no entry.
+    case notCached(key: CacheKey)
+    /// The request failed in transport (after any retries).
+    case networkFailure(url: URL, code: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -35,6 +45,18 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "Removing \(path) failed: \(reason)."
         case .closed(let path):
             return "The cache at \(path) was closed; open a new one to use it again."
+        case .httpStatus(let code, let url):
+            return "The server answered \(code) for \(url.absoluteString)."
+        case .responseTooLarge(let url, let limit):
+            return "The response for \(url.absoluteString) is larger than the limit of \(limit) bytes; "
+                + "raise AssetsManager.Configuration.maxResponseSize to accept it."
+        case .lengthMismatch(let url, let expected, let received):
+            return "The server announced \(expected) bytes for \(url.absoluteString) but sent \(received); "
+                + "nothing was cached."
+        case .notCached(let key):
+            return "'\(key.rawValue.prefix(200))' is not cached and the request allowed only the cache."
+        case .networkFailure(let url, let code, let reason):
+            return "Fetching \(url.absoluteString) failed: \(reason) (URLError \(code))."
         }
     }
 

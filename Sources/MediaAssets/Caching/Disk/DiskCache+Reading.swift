@@ -6,7 +6,6 @@ import Glibc
 extension DiskCache {
     /// Reads, checks and returns the entry for `key`; runs on the read queue.
     func readEntry(forKey key: CacheKey) throws -> CacheEntry? {
-        indexLoaded.wait()
         let name = Self.fileName(for: key)
         guard state.withLock({ $0.records.peekValue(forKey: name) != nil }) else {
             return miss()

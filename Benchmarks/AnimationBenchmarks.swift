@@ -1,0 +1,54 @@
+import Foundation
+import MediaAssetsAnimation
+
+/// Benchmarks Lottie parsing against `JSONSerialization`, and dotLottie reading against zlib alone.
+///
+/// Rows:
+/// - cold parse of a generated ~2.3 MB animation vs `JSONSerialization.jsonObject` on the same bytes
+///   (target ≤ 1.2);
+/// - opening a dotLottie holding it (deflated), with CRC check and parse, vs inflating it alone.
+func runAnimationParsingBenchmarks(table: BenchmarkTable) async throws {
+    let json = makeLargeLottieJSON(layerCount: 1_000)
+    let size = String(format: "%.1f MB", Double(json.count) / 1_000_000)
+    try checkAgainstFoundation(json)
+
+    let parse = try medianSeconds(repetitions: 9) {
+        blackHole(try LottieAnimation.parse(json))
+    }
+    let serialization = try medianSeconds(repetitions: 9) {
+        blackHole(try JSONSerialization.jsonObject(with: json))
+    }
+    table.add(
+        "lottie cold parse (\(size) JSON)", unit: "ms", median: parse * 1000,
+        baseline: "JSONSerialization.jsonObject", baselineMedian: serialization * 1000, target: 1.2
+    )
+
+    let manifest = Data(#"{"version":"2","animations":[{"id":"large"}]}"#.utf8)
+    let archive = BenchmarkZip.archive([("manifest.json", manifest), ("a/large.json", json)])
+    let compressed = BenchmarkZip.deflate(json)
+    let open = try medianSeconds(repetitions: 9) {
+        blackHole(try DotLottie.read(archive))
+    }
+    let inflate = medianSeconds(repetitions: 9) {
+        blackHole(BenchmarkZip.inflate(compressed, size: json.count))
+    }
+    table.add(
+        "dotLottie open + parse (\(archive.count / 1000) kB archive)", unit: "ms", median: open * 1000,
+        baseline: "zlib inflate alone", baselineMedian: inflate * 1000
+    )
+}
+
+/// Fails the run if the parser and `JSONSerialization` disagree on the generated animation's shape.
+private func checkAgainstFoundation(_ json: Data) throws {
+    struct Mismatch: Error, CustomStringConvertible {
+        let description: String
+    }
+    let animation = try LottieAnimation.parse(json)
+    let object = try JSONSerialization.jsonObject(with: json) as? [String: Any]
+    let layers = (object?["layers"] as? [Any])?.count
+    let assets = (object?["assets"] as? [Any])?.count
+    guard layers == animation.layers.count, assets == animation.assets.count else {
+        throw Mismatch(description: "parser read \(animation.layers.count) layers and \(animation.assets.count) assets; "
+            + "JSONSerialization \(layers ?? -1) and \(assets ?? -1)")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// A request for an asset: where it lives, which version, how urgently, and how to use the cache.
+public struct AssetRequest: Sendable, Hashable {
+    /// Where the asset is fetched from.
+    public var url: URL
+    /// A server-given version of the content (a content hash, as the avatar seeds describe): part of
+    /// the cache key, so a new version at the same URL is a new fetch.
+    public var version: String?
+    /// How urgently to fetch it.
+    public var priority: Priority
+    /// How to use the cache for this request.
+    public var cachePolicy: CachePolicy
+    /// Extra request headers (authorization, …); they are not part of the cache key.
+    public var headers: [String: String]
+    /// The key when set explicitly; otherwise the manager's key factory derives it from the URL.
+    public var explicitKey: CacheKey?
+
+    /// Creates a request.
+    public init(
+        url: URL,
+        version: String? = nil,
+        priority: Priority = .normal,
+        cachePolicy: CachePolicy = .useCache,
+        headers: [String: String] = [:],
+        key: CacheKey? = nil
+    ) {
+        self.url = url
+        self.version = version
+        self.priority = priority
+        self.cachePolicy = cachePolicy
+        self.headers = headers
+        self.explicitKey = key
+    }
+
+    /// How urgently a request is fetched.
+    public enum Priority: Int, Sendable, Hashable, Comparable, CaseIterable {
+        case veryLow, low, normal, high, veryHigh
+
+        public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        var taskPriority: TaskPriority {
+            switch self {
+            case .veryLow, .low: return .low
+            case .normal: return .medium
+            case .high, .veryHigh: return .high
+            }
+        }
+    }
+
+    /// How a request uses the cache.
+    public enum CachePolicy: Sendable, Hashable {
+        /// A fresh cached entry is used as is; a stale one is revalidated (a 304 keeps its bytes).
+        case useCache
+        /// The cached entry is always revalidated with the server before use.
+        case revalidate
+        /// The cache is not read; the response replaces what was cached.
+        case reload
+        /// Only the cache is read; a miss throws `AssetsError.notCached`.
+        case cacheOnly
+    }
+}
+
+/// Turns a request's URL into the text of its cache key.
+///
+/// The default is the absolute URL. Signed or tokenised URLs should drop the parts that change
+/// between requests for the same content, or every request is a miss:
+/// ```swift
+/// configuration.keyFactory = .removingQueryItems(["token", "signature", "expires"])
+/// ```
+public struct CacheKeyFactory: Sendable {
+    private let makeKey: @Sendable (URL) -> String
+
+    /// Creates a factory from a function.
+    public init(_ makeKey: @escaping @Sendable (URL) -> String) {
+        self.makeKey = makeKey
+    }
+
+    /// The key text for `url`.
+    public func key(for url: URL) -> String { makeKey(url) }
+
+    /// The absolute URL, unchanged.
+    public static let absoluteURL = CacheKeyFactory { $0.absoluteString }
+
+    /// The absolute URL without the named query items (matched case-insensitively).
+    public static func removingQueryItems(_ names: Set<String>) -> CacheKeyFactory {
+        let lowercased = Set(names.map { $0.lowercased() })
+        return CacheKeyFactory { url in
+            guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+                let items = components.queryItems
+            else { return url.absoluteString }
+            let kept = items.filter { !lowercased.contains($0.name.lowercased()) }
+            components.queryItems = kept.isEmpty ? nil : kept
+            return components.url?.absoluteString ?? url.absoluteString
+        }
+    }
+}

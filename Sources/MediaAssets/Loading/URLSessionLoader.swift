@@ -1,0 +1,157 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// The default `DataLoading`: a URLSession data task per request, with progress and cancellation.
+///
+/// Sessions have no `URLCache` (on Linux URLSession never consults one anyway): every bit of
+/// caching is the manager's. A response larger than `maxResponseSize` (by its `Content-Length`,
+/// or as bytes arrive) is cancelled and fails with `AssetsError.responseTooLarge`.
+///
+/// Loaders made without a configuration share one process-wide session, as `URLSession.shared`
+/// is shared: on Linux every URLSession keeps its own curl multi handle and dispatch machinery
+/// alive, so one session per manager would cost threads for nothing.
+public final class URLSessionLoader: DataLoading {
+    private let session: URLSession
+    private let delegate: SessionDelegate
+    private let ownsSession: Bool
+    /// The most bytes one response may have.
+    public let maxResponseSize: Int
+
+    private static let shared: (session: URLSession, delegate: SessionDelegate) = {
+        let delegate = SessionDelegate()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 16
+        return (makeSession(configuration, delegate), delegate)
+    }()
+
+    /// Creates a loader on the shared session.
+    public init(maxResponseSize: Int = 256 << 20) {
+        (session, delegate) = Self.shared
+        ownsSession = false
+        self.maxResponseSize = maxResponseSize
+    }
+
+    /// Creates a loader with a session of its own, for settings such as timeouts or proxies.
+    ///
+    /// - Parameters:
+    ///   - configuration: the session configuration; its `urlCache` is removed.
+    ///   - maxResponseSize: the most bytes one response may have.
+    public init(configuration: URLSessionConfiguration, maxResponseSize: Int = 256 << 20) {
+        delegate = SessionDelegate()
+        session = Self.makeSession(configuration, delegate)
+        ownsSession = true
+        self.maxResponseSize = maxResponseSize
+    }
+
+    deinit {
+        if ownsSession { session.invalidateAndCancel() }
+    }
+
+    private static func makeSession(_ configuration: URLSessionConfiguration, _ delegate: SessionDelegate) -> URLSession {
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    /// Loads `request` with a data task; cancelling the calling task cancels the data task.
+    public func load(
+        _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?
+    ) async throws -> DataResponse {
+        let task = session.dataTask(with: request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delegate.begin(task, continuation: continuation, progress: progress, maxResponseSize: maxResponseSize)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}
+
+/// Collects each task's response and body and resumes its caller when the task completes.
+private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: every mutable field is behind `tasks`, a Mutex.
+    private struct Transfer {
+        var continuation: CheckedContinuation<DataResponse, Error>
+        var progress: (@Sendable (FetchProgress) -> Void)?
+        var response: HTTPURLResponse?
+        var body = Data()
+        var expectedBytes: Int64?
+        var failure: AssetsError?
+        let maxResponseSize: Int
+    }
+
+    private let tasks = Mutex<[Int: Transfer]>([:])
+
+    func begin(
+        _ task: URLSessionDataTask, continuation: CheckedContinuation<DataResponse, Error>,
+        progress: (@Sendable (FetchProgress) -> Void)?, maxResponseSize: Int
+    ) {
+        let transfer = Transfer(continuation: continuation, progress: progress, maxResponseSize: maxResponseSize)
+        tasks.withLock { $0[task.taskIdentifier] = transfer }
+        if Task.isCancelled { task.cancel() }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        let http = response as? HTTPURLResponse
+        let expected = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+        let tooLarge = tasks.withLock { tasks -> Bool in
+            guard var transfer = tasks[dataTask.taskIdentifier] else { return false }
+            transfer.response = http
+            transfer.expectedBytes = expected
+            let limit = transfer.maxResponseSize
+            let tooLarge = expected.map { $0 > limit } ?? false
+            if tooLarge, let url = response.url { transfer.failure = .responseTooLarge(url: url, limit: limit) }
+            tasks[dataTask.taskIdentifier] = transfer
+            return tooLarge
+        }
+        completionHandler(tooLarge ? .cancel : .allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let update = tasks.withLock { tasks -> (handler: (@Sendable (FetchProgress) -> Void)?, progress: FetchProgress, tooLarge: Bool)? in
+            guard var transfer = tasks[dataTask.taskIdentifier] else { return nil }
+            transfer.body.append(data)
+            let tooLarge = transfer.body.count > transfer.maxResponseSize
+            if tooLarge, let url = dataTask.originalRequest?.url {
+                transfer.failure = .responseTooLarge(url: url, limit: transfer.maxResponseSize)
+                transfer.body = Data()
+            }
+            tasks[dataTask.taskIdentifier] = transfer
+            let progress = FetchProgress(receivedBytes: Int64(transfer.body.count), expectedBytes: transfer.expectedBytes)
+            return (transfer.progress, progress, tooLarge)
+        }
+        guard let update else { return }
+        if update.tooLarge {
+            dataTask.cancel()
+        } else {
+            update.handler?(update.progress)
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        guard let transfer = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let failure = transfer.failure {
+            transfer.continuation.resume(throwing: failure)
+        } else if let error {
+            transfer.continuation.resume(throwing: error)
+        } else if let response = transfer.response, let url = response.url ?? task.originalRequest?.url {
+            var headers: [String: String] = [:]
+            for case (let name as String, let value as String) in response.allHeaderFields {
+                headers[name.lowercased()] = value
+            }
+            transfer.continuation.resume(
+                returning: DataResponse(url: url, statusCode: response.statusCode, headers: headers, data: transfer.body)
+            )
+        } else {
+            transfer.continuation.resume(throwing: URLError(.badServerResponse))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+extension DotLottie {
+    /// Returns `animation` with every image asset whose `p` names an image of this archive embedded
+    /// as a base64 data URL (`e` set to 1, `u` emptied), so a renderer needs no file access.
+    ///
+    /// Assets already embedded, and assets naming images the archive lacks, are left as they are.
+    /// The JSON is edited in place (other bytes are kept) and parsed again with `options`.
+    ///
+    /// - Complexity: O(n) in the JSON length plus the size of the inlined images.
+    public func inliningImages(
+        in animation: LottieAnimation, options: LottieParsingOptions = .init()
+    ) throws -> LottieAnimation {
+        let bytes = [UInt8](animation.data)
+        let locations = try ImageAssetScanner.locate(in: bytes, maximumDepth: options.maximumNestingDepth)
+        var edits: [(range: Range<Int>, replacement: String)] = []
+        for location in locations where !location.hasLayers {
+            guard let path = location.path, let pathRange = location.pathRange, !path.hasPrefix("data:"),
+                  let (name, image) = archiveImage(named: path) else { continue }
+            let dataURL = "data:\(Self.mediaType(forFileName: name));base64,\(image.base64EncodedString())"
+            edits.append((pathRange, "\"\(dataURL)\""))
+            if let directoryRange = location.directoryRange { edits.append((directoryRange, "\"\"")) }
+            if let embeddedRange = location.embeddedRange {
+                edits.append((embeddedRange, "1"))
+            } else {
+                edits.append((location.bodyStart..<location.bodyStart, "\"e\":1,"))
+            }
+        }
+        guard !edits.isEmpty else { return animation }
+        edits.sort { $0.range.lowerBound < $1.range.lowerBound }
+        var edited: [UInt8] = []
+        edited.reserveCapacity(bytes.count + edits.reduce(0) { $0 + $1.replacement.utf8.count })
+        var copied = 0
+        for edit in edits {
+            edited.append(contentsOf: bytes[copied..<edit.range.lowerBound])
+            edited.append(contentsOf: edit.replacement.utf8)
+            copied = edit.range.upperBound
+        }
+        edited.append(contentsOf: bytes[copied...])
+        return try LottieAnimation.parse(Data(edited), options: options)
+    }
+
+    /// The animation with manifest id `id`, with its archive images inlined; nil if there is no such id.
+    public func inlinedAnimation(
+        withID id: String, options: LottieParsingOptions = .init()
+    ) throws -> LottieAnimation? {
+        guard let animation = animation(withID: id) else { return nil }
+        return try inliningImages(in: animation, options: options)
+    }
+
+    /// The archive image an asset's `p` names: by its full text, else by its last path component.
+    private func archiveImage(named path: String) -> (name: String, data: Data)? {
+        if let data = images[path] { return (path, data) }
+        let fileName = String(path.split(separator: "/").last ?? "")
+        return images[fileName].map { (fileName, $0) }
+    }
+
+    /// The media type for an image file name's extension.
+    static func mediaType(forFileName name: String) -> String {
+        switch name.split(separator: ".").last?.lowercased() {
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "webp": return "image/webp"
+        case "gif": return "image/gif"
+        case "svg": return "image/svg+xml"
+        default: return "application/octet-stream"
+        }
+    }
+}

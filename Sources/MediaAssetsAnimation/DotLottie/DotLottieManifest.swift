@@ -1,0 +1,52 @@
+import Foundation
+
+/// The `manifest.json` of a dotLottie archive: its format version and the animations it holds.
+///
+/// Version 1 archives keep animations under `animations/` and images under `images/`; version 2
+/// (`"version": "2"`) uses `a/` and `i/`.
+public struct DotLottieManifest: Sendable, Hashable {
+    /// One animation the manifest lists.
+    public struct Animation: Sendable, Hashable {
+        /// The animation's identifier; its JSON is `<directory>/<id>.json`.
+        public var id: String
+
+        /// Creates a manifest animation entry.
+        public init(id: String) {
+            self.id = id
+        }
+    }
+
+    /// The manifest's `version`, as written (`"1"`, `"1.0"`, `"2"`), or nil for early v1 archives without one.
+    public var version: String?
+    /// The tool that wrote the archive (`generator`), if given.
+    public var generator: String?
+    /// The archive's author (`author`), if given.
+    public var author: String?
+    /// The animations, in manifest order.
+    public var animations: [Animation]
+    /// The animation to show first: v2 `initial.animation` or v1 `activeAnimationId`, if given.
+    public var initialAnimationID: String?
+
+    /// Creates a manifest.
+    public init(
+        version: String?, generator: String? = nil, author: String? = nil, animations: [Animation],
+        initialAnimationID: String? = nil
+    ) {
+        self.version = version
+        self.generator = generator
+        self.author = author
+        self.animations = animations
+        self.initialAnimationID = initialAnimationID
+    }
+
+    /// Whether this is a version 2 manifest (folders `a/` and `i/`).
+    public var isVersion2: Bool {
+        version.map { $0 == "2" || $0.hasPrefix("2.") } ?? false
+    }
+
+    /// The folder holding animation JSON files, with a trailing slash.
+    public var animationsDirectory: String { isVersion2 ? "a/" : "animations/" }
+
+    /// The folder holding images, with a trailing slash.
+    public var imagesDirectory: String { isVersion2 ? "i/" : "images/" }
+}

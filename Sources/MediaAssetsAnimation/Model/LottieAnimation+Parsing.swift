@@ -1,0 +1,40 @@
+import Foundation
+
+extension LottieAnimation {
+    /// Parses and validates a Lottie JSON animation.
+    ///
+    /// One pass over the bytes builds only the model; shape data and keyframes are validated as
+    /// JSON and skipped. Unknown keys are ignored. Limits (see `LottieParsingOptions`): input
+    /// size (64 MiB by default, checked before reading), nesting depth (512), layer, asset and
+    /// marker counts (100,000 each). Skipped strings are checked for valid escapes and control
+    /// characters; kept strings are also checked for valid UTF-8.
+    ///
+    /// - Throws: `LottieError.malformedJSON` with the byte offset for bad syntax,
+    ///   `nestingTooDeep`, `inputTooLarge` or `tooManyElements` for exceeded limits, and
+    ///   `invalid(path:reason:)` naming the JSON path of a missing, mistyped or inconsistent value.
+    /// - Complexity: O(n) in the input length.
+    public static func parse(_ data: Data, options: LottieParsingOptions = .init()) throws -> LottieAnimation {
+        guard data.count <= options.maximumInputSize else {
+            throw LottieError.inputTooLarge(size: data.count, limit: options.maximumInputSize)
+        }
+        let parsed = try data.withUnsafeBytes { raw -> ParsedLottie in
+            guard let base = raw.baseAddress, raw.count > 0 else {
+                throw LottieError.malformedJSON(offset: 0, reason: "empty input")
+            }
+            var reader = JSONByteReader(
+                base: base.assumingMemoryBound(to: UInt8.self), count: raw.count,
+                maximumDepth: options.maximumNestingDepth
+            )
+            // A UTF-8 byte order mark is allowed before the JSON text.
+            if raw.count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { reader.offset = 3 }
+            var parser = LottieModelParser(reader: reader, options: options)
+            return try parser.parseDocument()
+        }
+        return try LottieValidator.makeAnimation(from: parsed, data: data)
+    }
+
+    /// Parses and validates a Lottie JSON animation; the same as `LottieAnimation.parse(_:options:)`.
+    public init(data: Data, options: LottieParsingOptions = .init()) throws {
+        self = try Self.parse(data, options: options)
+    }
+}

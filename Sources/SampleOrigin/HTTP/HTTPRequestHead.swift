@@ -1,0 +1,99 @@
+import Foundation
+
+/// A parsed HTTP/1.x request line and header block.
+struct HTTPRequestHead: Sendable, Equatable {
+    /// Why a request head was rejected; every case is answered with 400 (or 505 for the version).
+    enum ParseError: Error, Equatable {
+        case malformedRequestLine(String)
+        case unsupportedVersion(String)
+        case malformedHeader(String)
+        case unsupportedTransferEncoding
+        case invalidContentLength(String)
+    }
+
+    var method: String
+    /// The target exactly as sent (path and query).
+    var target: String
+    /// The percent-decoded path without query.
+    var path: String
+    /// 0 for HTTP/1.0, 1 for HTTP/1.1.
+    var minorVersion: Int
+    /// Lowercased names; repeated fields joined with ", ".
+    var headers: [String: String]
+
+    /// Length of the request body that follows the head (GET and HEAD rarely have one).
+    var contentLength: Int {
+        headers["content-length"].flatMap { Int($0) } ?? 0
+    }
+
+    /// Whether the client asked to keep the connection open after this exchange.
+    var wantsKeepAlive: Bool {
+        let tokens = (headers["connection"] ?? "").lowercased()
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        if tokens.contains("close") { return false }
+        return minorVersion >= 1 || tokens.contains("keep-alive")
+    }
+
+    /// Parses the bytes before the blank line that ends a request head.
+    init(parsing bytes: ArraySlice<UInt8>) throws(ParseError) {
+        // Split on bytes: in Swift "\r\n" is one Character, so splitting a String on "\n" would not split.
+        var lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { line in
+            Substring(String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self))
+        }
+        guard !lines.isEmpty else { throw .malformedRequestLine("") }
+        let requestLine = lines.removeFirst()
+        let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+              !parts[0].isEmpty, parts[0].allSatisfy({ $0.isASCII && ($0.isUppercase || $0 == "-") }),
+              !parts[1].isEmpty
+        else { throw .malformedRequestLine(String(requestLine.prefix(200))) }
+        switch parts[2] {
+        case "HTTP/1.1": minorVersion = 1
+        case "HTTP/1.0": minorVersion = 0
+        default:
+            guard parts[2].hasPrefix("HTTP/") else { throw .malformedRequestLine(String(requestLine.prefix(200))) }
+            throw .unsupportedVersion(String(parts[2].prefix(20)))
+        }
+        method = String(parts[0])
+        target = try Self.originForm(of: String(parts[1]))
+        let rawPath = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        path = String(rawPath).removingPercentEncoding ?? String(rawPath)
+        headers = try Self.parseHeaders(lines)
+        if headers["transfer-encoding"] != nil { throw .unsupportedTransferEncoding }
+        if let length = headers["content-length"], Int(length).map({ $0 < 0 }) ?? true {
+            throw .invalidContentLength(String(length.prefix(40)))
+        }
+    }
+
+    /// Reduces an absolute-form target (`http://host/path`) to its path and query.
+    private static func originForm(of target: String) throws(ParseError) -> String {
+        if target.hasPrefix("/") { return target }
+        let lowered = target.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
+              let components = URLComponents(string: target)
+        else { throw .malformedRequestLine("target \(target.prefix(200))") }
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        return components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
+    }
+
+    private static func parseHeaders(_ lines: [Substring]) throws(ParseError) -> [String: String] {
+        var headers: [String: String] = [:]
+        for line in lines where !line.isEmpty {
+            guard let first = line.first, first != " ", first != "\t", let colon = line.firstIndex(of: ":") else {
+                throw .malformedHeader(String(line.prefix(200)))
+            }
+            let name = line[..<colon]
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }) else {
+                throw .malformedHeader(String(line.prefix(200)))
+            }
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let key = name.lowercased()
+            if let existing = headers[key] {
+                headers[key] = existing + ", " + value
+            } else {
+                headers[key] = value
+            }
+        }
+        return headers
+    }
+}

@@ -1,0 +1,58 @@
+extension SampleOrigin {
+    /// How often the wait helpers look at the log; short, since they stand in for the work being awaited.
+    private static let pollInterval = Duration.milliseconds(2)
+
+    /// Returns once `path` has received at least `count` requests (running or finished).
+    ///
+    /// - Throws: ``SampleOriginError/timedOut(condition:path:timeout:)`` after `timeout`, or
+    ///   `CancellationError` when the task is cancelled.
+    public func waitForRequests(path: String, count: Int, timeout: Duration = .seconds(10)) async throws {
+        try await waitUntil("\(count) requests", path: path, timeout: timeout) {
+            requestCount(for: path) >= count
+        }
+    }
+
+    /// Returns once at least `count` requests to `path` are in flight at the same time (for example parked at
+    /// a gate).
+    ///
+    /// - Throws: ``SampleOriginError/timedOut(condition:path:timeout:)`` after `timeout`.
+    public func waitForInFlight(path: String, count: Int, timeout: Duration = .seconds(10)) async throws {
+        try await waitUntil("\(count) requests in flight", path: path, timeout: timeout) {
+            inFlight(for: path) >= count
+        }
+    }
+
+    /// Returns once at least `count` requests to `path` have finished (answered, cut off or abandoned).
+    ///
+    /// - Throws: ``SampleOriginError/timedOut(condition:path:timeout:)`` after `timeout`.
+    public func waitForFinishedRequests(path: String, count: Int, timeout: Duration = .seconds(10)) async throws {
+        try await waitUntil("\(count) finished requests", path: path, timeout: timeout) {
+            requests(for: path).filter(\.isFinished).count >= count
+        }
+    }
+
+    /// Returns once a request to `path` was recorded with ``RequestRecord/clientClosedEarly``.
+    ///
+    /// - Throws: ``SampleOriginError/timedOut(condition:path:timeout:)`` after `timeout`.
+    public func waitUntilClientClosed(path: String, timeout: Duration = .seconds(10)) async throws {
+        try await waitUntil("a client closing early", path: path, timeout: timeout) {
+            requests(for: path).contains { $0.clientClosedEarly }
+        }
+    }
+
+    /// Polls `condition` until it holds, bounded by `timeout`.
+    private func waitUntil(
+        _ description: String,
+        path: String,
+        timeout: Duration,
+        _ condition: () -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                throw SampleOriginError.timedOut(condition: description, path: Self.normalized(path), timeout: timeout)
+            }
+            try await Task.sleep(for: Self.pollInterval)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import MediaAssets
+import SampleOrigin
+import TestSupport
+import Testing
+
+@Suite("Prefetcher")
+struct PrefetchTests {
+    @Test func neverExceedsItsConcurrencyBound() async throws {
+        // Given 24 resources that each take a moment to answer
+        let origin = SampleOrigin()
+        try origin.start()
+        defer { origin.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let manager = try AssetsManager.forTesting(directory: directory)
+        let paths = (0..<24).map { "/thumb/\($0).jpg" }
+        for path in paths {
+            origin.register(path, data: testBytes(count: 4_000), contentType: "image/jpeg")
+            origin.setBehavior(path, .init(latency: .milliseconds(15)))
+        }
+
+        // When they are prefetched with a bound of 3
+        let prefetcher = Prefetcher(manager: manager, maxConcurrentRequests: 3)
+        await prefetcher.prefetch(paths.map { AssetRequest(url: origin.url(for: $0)) })
+
+        // Then every one is cached, and the origin never saw more than 3 at once
+        #expect(prefetcher.counts.completed == 24)
+        #expect(origin.peakInFlight <= 3)
+        #expect(origin.peakInFlight >= 1)
+        for path in paths {
+            let key = manager.cacheKey(for: AssetRequest(url: origin.url(for: path)))
+            #expect(try await manager.readData(forKey: key, storageType: .disk) != nil)
+        }
+    }
+
+    @Test func sharesFetchesWithLiveRequestsAndCancels() async throws {
+        let origin = SampleOrigin()
+        try origin.start()
+        defer { origin.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let manager = try AssetsManager.forTesting(directory: directory)
+        origin.register("/shared.jpg", data: testBytes(count: 8_000), contentType: "image/jpeg")
+        origin.setBehavior("/shared.jpg", .init(gated: true))
+        let request = AssetRequest(url: origin.url(for: "/shared.jpg"))
+
+        // A prefetch starts the fetch; a live request joins it
+        let prefetcher = Prefetcher(manager: manager)
+        prefetcher.start([request])
+        try await origin.waitForInFlight(path: "/shared.jpg", count: 1)
+        let live = Task { try await manager.data(for: request) }
+        try await waitUntil("the live request joined") { manager.fetchStatistics.joins == 1 }
+
+        // Cancelling the prefetch leaves the live request's fetch running
+        prefetcher.cancel()
+        origin.release("/shared.jpg")
+        #expect(try await live.value.count == 8_000)
+        #expect(origin.requestCount(for: "/shared.jpg") == 1)
+    }
+}

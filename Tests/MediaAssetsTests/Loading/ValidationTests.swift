@@ -1,0 +1,128 @@
+import Foundation
+import MediaAssets
+import SampleOrigin
+import TestSupport
+import Testing
+
+@Suite("HTTP validation")
+struct ValidationTests {
+    @Test func expiredEntryRevalidatesWith304AndKeepsItsBytes() async throws {
+        // Given a resource fresh for 60 s, fetched once
+        let origin = SampleOrigin()
+        try origin.start()
+        defer { origin.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let clock = TestClock()
+        let manager = try AssetsManager.forTesting(directory: directory, clock: clock)
+        let bytes = testBytes(count: 30_000)
+        origin.register("/avatar.jpg", data: bytes, contentType: "image/jpeg", cacheControl: "max-age=60")
+        let request = AssetRequest(url: origin.url(for: "/avatar.jpg"))
+        let first = try await manager.entry(for: request)
+        #expect(first.metadata.freshUntil == clock.date + 60)
+        #expect(first.metadata.contentType == "image/jpeg")
+
+        // While fresh, no request is made
+        _ = try await manager.data(for: request)
+        #expect(origin.requestCount(for: "/avatar.jpg") == 1)
+
+        // When it goes stale and is asked for again
+        clock.advance(by: 120)
+        let second = try await manager.entry(for: request)
+
+        // Then a conditional GET got a 304, the bytes are kept and freshness renewed
+        let log = origin.requests(for: "/avatar.jpg")
+        #expect(log.map(\.status) == [200, 304])
+        #expect(log.last?.headers["if-none-match"] == origin.etag(for: "/avatar.jpg"))
+        #expect(second.data == bytes)
+        #expect(second.metadata.freshUntil == clock.date + 60)
+        #expect(manager.fetchStatistics.revalidations == 1)
+        #expect(try await manager.entry(forKey: manager.cacheKey(for: request), storageType: .disk)?.metadata.freshUntil == clock.date + 60)
+    }
+
+    @Test func changedResourceIsFetchedAnew() async throws {
+        let origin = SampleOrigin()
+        try origin.start()
+        defer { origin.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let clock = TestClock()
+        let manager = try AssetsManager.forTesting(directory: directory, clock: clock)
+        origin.register("/avatar.jpg", data: Data("old face".utf8), contentType: "image/jpeg", cacheControl: "max-age=60")
+        let request = AssetRequest(url: origin.url(for: "/avatar.jpg"))
+        _ = try await manager.data(for: request)
+
+        origin.replace("/avatar.jpg", data: Data("new face".utf8))
+        clock.advance(by: 120)
+
+        #expect(try await manager.data(for: request) == Data("new face".utf8))
+        #expect(origin.requests(for: "/avatar.jpg").map(\.status) == [200, 200])
+        #expect(try await manager.readData(forKey: manager.cacheKey(for: request), storageType: .disk) == Data("new face".utf8))
+    }
+
+    @Test func newVersionInTheRequestIsANewFetch() async throws {
+        let origin = SampleOrigin()
+        try origin.start()
+        defer { origin.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let manager = try AssetsManager.forTesting(directory: directory)
+        origin.register("/u/42.png", data: Data("v1".utf8), contentType: "image/png")
+        let url = origin.url(for: "/u/42.png")
+        _ = try await manager.data(for: AssetRequest(url: url, version: "hash-1"))
+        _ = try await manager.data(for: AssetRequest(url: url, version: "hash-1"))
+        #expect(origin.requestCount(for: "/u/42.png") == 1)
+
+        origin.replace("/u/42.png", data: Data("v2".utf8))
+        #expect(try await manager.data(for: AssetRequest(url: url, version: "hash-2")) == Data("v2".utf8))
+        #expect(origin.requestCount(for: "/u/42.png") == 2)
+    }
+
+    @Test func noStoreIsNotPersistedAndPoliciesBehave() async throws {
+        let origin = SampleOrigin()
+        try origin.start()
+        defer { origin.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let manager = try AssetsManager.forTesting(directory: directory)
+        origin.register("/private", data: Data("secret".utf8), contentType: "text/plain", cacheControl: "no-store")
+        origin.register("/public", data: Data("hello".utf8), contentType: "text/plain")
+
+        #expect(try await manager.data(for: AssetRequest(url: origin.url(for: "/private"))) == Data("secret".utf8))
+        let privateKey = manager.cacheKey(for: AssetRequest(url: origin.url(for: "/private")))
+        #expect(try await manager.readData(forKey: privateKey, storageType: .disk) == nil)
+
+        let publicURL = origin.url(for: "/public")
+        _ = try await manager.data(for: AssetRequest(url: publicURL))
+        _ = try await manager.data(for: AssetRequest(url: publicURL, cachePolicy: .reload))
+        _ = try await manager.data(for: AssetRequest(url: publicURL, cachePolicy: .revalidate))
+        _ = try await manager.data(for: AssetRequest(url: publicURL, cachePolicy: .cacheOnly))
+        #expect(origin.requests(for: "/public").map(\.status) == [200, 200, 304])
+    }
+
+    @Test func progressIsReported() async throws {
+        let origin = SampleOrigin()
+        try origin.start()
+        defer { origin.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let manager = try AssetsManager.forTesting(directory: directory)
+        origin.register("/big", data: testBytes(count: 1 << 20), contentType: "application/octet-stream")
+        let reports = ProgressRecorder()
+
+        _ = try await manager.data(for: AssetRequest(url: origin.url(for: "/big"))) { reports.record($0) }
+
+        let last = try #require(reports.values.last)
+        #expect(last.receivedBytes == 1 << 20 && last.expectedBytes == 1 << 20)
+        #expect(reports.values.map(\.receivedBytes) == reports.values.map(\.receivedBytes).sorted())
+    }
+}
+
+/// Collects progress reports from any thread.
+final class ProgressRecorder: Sendable {
+    private let storage = Mutex<[FetchProgress]>([])
+    func record(_ progress: FetchProgress) { storage.withLock { $0.append(progress) } }
+    var values: [FetchProgress] { storage.withLock { $0 } }
+}
+
+import Synchronization

@@ -1,0 +1,211 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import SampleOrigin
+
+@Suite("Fault and timing injection")
+struct BehaviorTests {
+    @Test("failNext fails that many requests with the status and Retry-After, then serves again")
+    func failNext() async throws {
+        // Given
+        let origin = try OriginTestSupport.startedOrigin(["/flaky": Data("ok".utf8)])
+        defer { origin.stop() }
+        origin.setBehavior("/flaky", .init(failNext: 2, failStatus: 503, retryAfter: 7))
+        let session = OriginTestSupport.makeSession()
+        defer { session.invalidateAndCancel() }
+
+        // When
+        var responses: [HTTPURLResponse] = []
+        for _ in 0..<3 { responses.append(try await session.fetch(origin.url(for: "/flaky")).1) }
+
+        // Then
+        #expect(responses.map(\.statusCode) == [503, 503, 200])
+        #expect(responses[0].header("Retry-After") == "7")
+        #expect(responses[2].header("Retry-After") == nil)
+        #expect(origin.behavior(for: "/flaky").failNext == 0)
+    }
+
+    @Test("closeAfterBodyBytes cuts the body off: URLSession sees an error or a short body")
+    func closeAfterBodyBytes() async throws {
+        // Given
+        let body = OriginTestSupport.payload(count: 100_000)
+        let origin = try OriginTestSupport.startedOrigin(["/cut": body])
+        defer { origin.stop() }
+        origin.setBehavior("/cut", .init(closeAfterBodyBytes: 1000))
+        let session = OriginTestSupport.makeSession()
+        defer { session.invalidateAndCancel() }
+
+        // When
+        let received = try? await session.fetch(origin.url(for: "/cut")).0
+
+        // Then
+        #expect(received.map { $0.count < body.count } ?? true)
+        try await origin.waitForFinishedRequests(path: "/cut", count: 1)
+        let record = try #require(origin.requests(for: "/cut").first)
+        #expect(record.bodyBytesSent == 1000)
+        #expect(!record.bodyCompleted)
+        #expect(!record.clientClosedEarly)
+    }
+
+    @Test("contentLengthOffset declares a wrong length, sends the true body, then closes", arguments: [10, -10])
+    func wrongContentLength(offset: Int) throws {
+        // Given
+        let body = OriginTestSupport.payload(count: 500)
+        let origin = try OriginTestSupport.startedOrigin(["/liar": body])
+        defer { origin.stop() }
+        origin.setBehavior("/liar", .init(contentLengthOffset: offset))
+        let connection = try RawHTTPConnection(port: origin.port)
+
+        // When
+        connection.send("GET /liar HTTP/1.1\r\nHost: x\r\n\r\n")
+        let response = try connection.readResponse(readToEnd: true)
+
+        // Then
+        #expect(response.headers["content-length"] == "\(500 + offset)")
+        #expect(response.headers["connection"] == "close")
+        let bodyMatches = response.body == body
+        #expect(bodyMatches, "the true body is sent whatever the declared length")
+    }
+
+    @Test("A longer declared length makes URLSession fail or return fewer bytes than announced")
+    func wrongContentLengthOverURLSession() async throws {
+        // Given
+        let body = OriginTestSupport.payload(count: 500)
+        let origin = try OriginTestSupport.startedOrigin(["/liar": body])
+        defer { origin.stop() }
+        origin.setBehavior("/liar", .init(contentLengthOffset: 100))
+        let session = OriginTestSupport.makeSession()
+        defer { session.invalidateAndCancel() }
+
+        // When
+        let result = try? await session.fetch(origin.url(for: "/liar"))
+
+        // Then
+        if let (data, response) = result {
+            #expect(data.count != Int(response.header("Content-Length") ?? "") ?? -1)
+        }
+        try await origin.waitForFinishedRequests(path: "/liar", count: 1)
+        #expect(origin.requests(for: "/liar").first?.bodyBytesSent == 500)
+    }
+
+    @Test("ignoreRange answers a Range request with 200 and the whole body")
+    func ignoreRange() async throws {
+        // Given
+        let body = OriginTestSupport.payload(count: 300)
+        let origin = try OriginTestSupport.startedOrigin(["/plain": body])
+        defer { origin.stop() }
+        origin.setBehavior("/plain", .init(ignoreRange: true))
+        let session = OriginTestSupport.makeSession()
+        defer { session.invalidateAndCancel() }
+
+        // When
+        let (data, response) = try await session.fetch(origin.url(for: "/plain"), headers: ["Range": "bytes=0-9"])
+
+        // Then
+        #expect(response.statusCode == 200)
+        let bodyMatches = data == body
+        #expect(bodyMatches, "the whole body")
+        #expect(response.header("Accept-Ranges") == nil)
+    }
+
+    @Test("replace serves the new bytes with a new ETag and a later Last-Modified")
+    func replace() async throws {
+        // Given
+        let origin = try OriginTestSupport.startedOrigin(["/avatar": Data("old".utf8)])
+        defer { origin.stop() }
+        let session = OriginTestSupport.makeSession()
+        defer { session.invalidateAndCancel() }
+        let oldETag = try #require(origin.etag(for: "/avatar"))
+        let oldModified = try #require(origin.lastModified(for: "/avatar"))
+
+        // When
+        origin.replace("/avatar", data: Data("new".utf8))
+        let (data, response) = try await session.fetch(origin.url(for: "/avatar"), headers: ["If-None-Match": oldETag])
+
+        // Then
+        #expect(response.statusCode == 200)
+        #expect(data == Data("new".utf8))
+        #expect(origin.etag(for: "/avatar") != oldETag)
+        #expect(response.header("ETag") == origin.etag(for: "/avatar"))
+        #expect(try #require(origin.lastModified(for: "/avatar")) > oldModified)
+    }
+
+    @Test("A throttled body cancelled by the client is logged as clientClosedEarly")
+    func throttleAndCancel() async throws {
+        // Given
+        let body = OriginTestSupport.payload(count: 1 << 20)
+        let origin = try OriginTestSupport.startedOrigin(["/slow": body])
+        defer { origin.stop() }
+        origin.setBehavior("/slow", .init(throttle: .init(pieceSize: 16 * 1024, delay: .milliseconds(50))))
+        let session = OriginTestSupport.makeSession()
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: origin.url(for: "/slow")) { _, _, _ in }
+        task.resume()
+        try await origin.waitForInFlight(path: "/slow", count: 1)
+
+        // When
+        task.cancel()
+
+        // Then
+        try await origin.waitUntilClientClosed(path: "/slow")
+        let record = try #require(origin.requests(for: "/slow").first)
+        #expect(record.clientClosedEarly)
+        #expect(!record.bodyCompleted)
+        #expect(record.bodyBytesSent < body.count)
+    }
+
+    @Test("A gate holds requests until release; later requests wait again until the gate is removed")
+    func gateAndRelease() async throws {
+        // Given
+        let origin = try OriginTestSupport.startedOrigin(["/gated": Data("done".utf8)])
+        defer { origin.stop() }
+        origin.setBehavior("/gated", .init(gated: true))
+        let session = OriginTestSupport.makeSession()
+        defer { session.invalidateAndCancel() }
+        let url = origin.url(for: "/gated")
+        let firstWave = Task {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<3 { group.addTask { try await session.fetch(url).1.statusCode } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        try await origin.waitForInFlight(path: "/gated", count: 3)
+        #expect(origin.requests(for: "/gated").allSatisfy { $0.status == nil && !$0.isFinished })
+
+        // When
+        origin.release("/gated")
+        let statuses = try await firstWave.value
+        let late = Task { try await session.fetch(url).1.statusCode }
+        try await origin.waitForInFlight(path: "/gated", count: 1)
+        origin.setBehavior("/gated", .normal)
+
+        // Then
+        #expect(statuses == [200, 200, 200])
+        #expect(try await late.value == 200)
+        #expect(origin.requestCount(for: "/gated") == 4)
+    }
+
+    @Test("Latency holds the answer back, and stop ends the wait at once")
+    func latencyEndsAtStop() async throws {
+        // Given
+        let origin = try OriginTestSupport.startedOrigin(["/late": Data("x".utf8)])
+        origin.setBehavior("/late", .init(latency: .seconds(600)))
+        let session = OriginTestSupport.makeSession()
+        defer { session.invalidateAndCancel() }
+        let request = Task { try await session.fetch(origin.url(for: "/late")) }
+        try await origin.waitForInFlight(path: "/late", count: 1)
+
+        // When
+        origin.stop()
+
+        // Then
+        let result = await request.result
+        #expect(throws: (any Error).self) { try result.get() }
+        let record = try #require(origin.requests(for: "/late").first)
+        #expect(record.isFinished)
+        #expect(record.status == nil)
+        #expect(origin.runningThreadCount == 0)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import SampleOrigin
+
+@Suite("Start and stop")
+struct LifecycleTests {
+    @Test("stop closes every connection, joins every thread and refuses connections; a second cycle works")
+    func stopLeavesNothingRunning() async throws {
+        // Given
+        let origin = try OriginTestSupport.startedOrigin(["/a": Data("a".utf8)])
+        let session = OriginTestSupport.makeSession()
+        defer { session.invalidateAndCancel() }
+        _ = try await session.fetch(origin.url(for: "/a"))
+        let idle = try RawHTTPConnection(port: origin.port)
+        try await waitUntil { origin.activeConnectionCount == 2 }
+        let firstPort = origin.port
+
+        // When
+        origin.stop()
+
+        // Then
+        #expect(origin.runningThreadCount == 0)
+        #expect(origin.activeConnectionCount == 0)
+        #expect(origin.port == 0)
+        #expect(idle.isClosedByServer())
+        #expect(!RawHTTPConnection.canConnect(port: firstPort))
+
+        // And when started again
+        try origin.start()
+        let (data, response) = try await OriginTestSupport.makeSession().fetch(origin.url(for: "/a"))
+        origin.stop()
+        #expect(response.statusCode == 200)
+        #expect(data == Data("a".utf8))
+        #expect(origin.runningThreadCount == 0)
+        #expect(origin.activeConnectionCount == 0)
+    }
+
+    @Test("stop ends requests waiting at a gate without a response")
+    func stopReleasesGate() async throws {
+        // Given
+        let origin = try OriginTestSupport.startedOrigin(["/gated": Data("g".utf8)])
+        origin.setBehavior("/gated", .init(gated: true))
+        let session = OriginTestSupport.makeSession()
+        defer { session.invalidateAndCancel() }
+        let request = Task { try await session.fetch(origin.url(for: "/gated")) }
+        try await origin.waitForInFlight(path: "/gated", count: 1)
+
+        // When
+        origin.stop()
+
+        // Then
+        let result = await request.result
+        #expect(throws: (any Error).self) { try result.get() }
+        let record = try #require(origin.requests(for: "/gated").first)
+        #expect(record.isFinished)
+        #expect(record.status == nil)
+        #expect(origin.runningThreadCount == 0)
+    }
+
+    @Test("start on a running origin throws alreadyRunning; stop on a stopped one does nothing")
+    func startTwice() throws {
+        // Given
+        let origin = SampleOrigin()
+        origin.stop()
+        try origin.start()
+        defer { origin.stop() }
+
+        // When / Then
+        #expect(throws: SampleOriginError.alreadyRunning(port: origin.port)) { try origin.start() }
+        #expect(origin.baseURL.absoluteString == "http://127.0.0.1:\(origin.port)")
+        #expect(origin.url(for: "a b.png").absoluteString == "http://127.0.0.1:\(origin.port)/a%20b.png")
+    }
+
+    /// Polls `condition` with a bound, for state that no wait helper covers.
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while !condition() {
+            try #require(ContinuousClock.now < deadline, "condition not met within 10 s")
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+}

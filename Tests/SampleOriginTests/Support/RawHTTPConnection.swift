@@ -1,0 +1,120 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP client for what URLSession cannot send or show: malformed requests, pipelining, exact headers.
+final class RawHTTPConnection {
+    /// A response as read off the wire.
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+    }
+
+    enum Failure: Error {
+        case connectFailed(errno: Int32)
+        case closedBeforeHead
+        case malformedHead(String)
+    }
+
+    private let fd: Int32
+    private var buffer = Data()
+
+    /// Connects to 127.0.0.1:`port`; reads give up after 10 seconds instead of hanging a test.
+    init(port: Int) throws {
+        fd = try Self.connectedSocket(port: port)
+    }
+
+    /// Opens and connects a socket; on failure it is closed here, as `deinit` never sees it.
+    private static func connectedSocket(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure.connectFailed(errno: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            let code = errno
+            close(fd)
+            throw Failure.connectFailed(errno: code)
+        }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    deinit { close(fd) }
+
+    /// Whether something accepts connections on 127.0.0.1:`port`.
+    static func canConnect(port: Int) -> Bool {
+        (try? RawHTTPConnection(port: port)) != nil
+    }
+
+    /// Sends `text` as is (use "\r\n" line ends).
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Reads one response; the body is read by Content-Length, or to end of stream when `readToEnd`.
+    func readResponse(readToEnd: Bool = false, expectBody: Bool = true) throws -> Response {
+        var headEnd = buffer.range(of: Data("\r\n\r\n".utf8))
+        while headEnd == nil {
+            guard fill() else { throw Failure.closedBeforeHead }
+            headEnd = buffer.range(of: Data("\r\n\r\n".utf8))
+        }
+        guard let headEnd else { throw Failure.closedBeforeHead }
+        let head = String(decoding: buffer[buffer.startIndex..<headEnd.lowerBound], as: UTF8.self)
+        buffer = Data(buffer[headEnd.upperBound...])
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw Failure.malformedHead(head) }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+                .trimmingCharacters(in: .whitespaces)
+        }
+        if readToEnd {
+            while fill() {}
+            defer { buffer = Data() }
+            return Response(status: status, headers: headers, body: buffer)
+        }
+        let length = expectBody ? (headers["content-length"].flatMap { Int($0) } ?? 0) : 0
+        while buffer.count < length, fill() {}
+        let body = buffer.prefix(length)
+        buffer = Data(buffer.dropFirst(body.count))
+        return Response(status: status, headers: headers, body: Data(body))
+    }
+
+    /// Reads and counts bytes until the server closes; for large bodies without keeping them.
+    func countBytesUntilClosed() -> Int {
+        var total = buffer.count
+        buffer = Data()
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return total }
+            total += count
+        }
+    }
+
+    /// Whether the server has closed the connection (a read returns end of stream).
+    func isClosedByServer() -> Bool {
+        buffer.isEmpty && !fill()
+    }
+
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer.append(contentsOf: chunk[0..<count])
+        return true
+    }
+}

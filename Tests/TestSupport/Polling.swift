@@ -1,0 +1,20 @@
+import Foundation
+
+/// Thrown when a polled condition did not become true in time.
+public struct ConditionTimedOut: Error, CustomStringConvertible {
+    /// What was awaited.
+    public let condition: String
+    public var description: String { "timed out waiting for: \(condition)" }
+}
+
+/// Polls `condition` until it holds, failing after `timeout`: for waiting on work a test cannot
+/// await directly (an in-flight count reaching N). Never a fixed sleep.
+public func waitUntil(
+    _ condition: String, timeout: Duration = .seconds(15), _ check: @Sendable () async -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !(await check()) {
+        guard ContinuousClock.now < deadline else { throw ConditionTimedOut(condition: condition) }
+        try await Task.sleep(for: .milliseconds(2))
+    }
+}
