@@ -8,16 +8,22 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "MediaAssets", targets: ["MediaAssets"]),
+        .library(name: "MediaAssetsImage", targets: ["MediaAssetsImage"]),
         .library(name: "MediaAssetsAnimation", targets: ["MediaAssetsAnimation"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
         .executable(name: "benchmarks", targets: ["benchmarks"]),
     ],
     targets: [
-        // System libraries
+        // System libraries, and the C shims that keep libjpeg's and libpng's longjmp in C
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
+        .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
+        .target(name: "CPNG", dependencies: ["CLibPNG"]),
 
         // Core and media modules
         .target(name: "MediaAssets"),
+        .target(name: "MediaAssetsImage", dependencies: ["MediaAssets", "CJPEG", "CPNG"]),
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "CZlib"]),
 
         // The loopback HTTP origin of the tests and examples, and test support
@@ -27,13 +33,17 @@ let package = Package(
         // Benchmarks
         .executableTarget(
             name: "benchmarks",
-            dependencies: ["MediaAssets", "MediaAssetsAnimation", "CZlib", "SampleOrigin"],
+            dependencies: ["MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "CZlib", "SampleOrigin"],
             path: "Benchmarks"
         ),
 
         // Tests
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin"]),
+        .testTarget(
+            name: "MediaAssetsImageTests",
+            dependencies: ["MediaAssetsImage", "CJPEG", "CPNG", "TestSupport", "SampleOrigin"]
+        ),
         .testTarget(
             name: "MediaAssetsAnimationTests",
             dependencies: ["MediaAssetsAnimation", "CZlib", "TestSupport"]

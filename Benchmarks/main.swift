@@ -10,6 +10,8 @@ func option(_ name: String) -> String? {
 let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("disk", runDiskBenchmarks),
+    ("image-codecs", runImageCodecBenchmarks),
+    ("image-processing", runImageProcessingBenchmarks),
     ("animation", runAnimationParsingBenchmarks),
 ]
 

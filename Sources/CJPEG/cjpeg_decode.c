@@ -1,0 +1,201 @@
+#include <stdlib.h>
+#include <string.h>
+#include "cjpeg_internal.h"
+
+struct cjpeg_decoder {
+    struct jpeg_decompress_struct info;
+    cjpeg_error_manager errors;
+    const uint8_t *data;
+    size_t size;
+    int created;
+    int header_read;
+    int started;
+    int cmyk_inverted;
+    int cmyk_output;
+    int scan_limit;
+    struct jpeg_progress_mgr progress;
+};
+
+// A progressive file can carry thousands of tiny scans, each a full pass over the coefficients: a few KB that
+// take minutes to decode. libjpeg-turbo's djpeg guards with -maxscans through the progress monitor; so do we.
+static void cjpeg_check_scans(j_common_ptr common) {
+    cjpeg_decoder *decoder = (cjpeg_decoder *)common->client_data;
+    j_decompress_ptr info = (j_decompress_ptr)common;
+    if (common->is_decompressor && info->input_scan_number > decoder->scan_limit) {
+        char message[96];
+        snprintf(message, sizeof message, "more than %d scans (a progressive scan bomb?)", decoder->scan_limit);
+        cjpeg_abort(common, CJPEG_ERROR_CORRUPT, message);
+    }
+}
+
+// Every entry point that calls into libjpeg starts with this: a longjmp from the error handler lands here and
+// the function returns the status the handler recorded.
+#define CJPEG_GUARD(decoder) \
+    if (setjmp((decoder)->errors.jump)) return (decoder)->errors.status
+
+static cjpeg_status cjpeg_reject(cjpeg_decoder *decoder, cjpeg_status status, const char *message) {
+    decoder->errors.status = status;
+    snprintf(decoder->errors.message, sizeof decoder->errors.message, "%s", message);
+    return status;
+}
+
+cjpeg_decoder *cjpeg_decoder_create(const uint8_t *data, size_t size) {
+    cjpeg_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) return NULL;
+    decoder->data = data;
+    decoder->size = size;
+    decoder->info.err = cjpeg_error_manager_init(&decoder->errors);
+    if (setjmp(decoder->errors.jump)) {
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->info);
+    decoder->created = 1;
+    decoder->scan_limit = CJPEG_DEFAULT_SCAN_LIMIT;
+    decoder->info.client_data = decoder;
+    decoder->progress.progress_monitor = cjpeg_check_scans;
+    decoder->info.progress = &decoder->progress;
+    return decoder;
+}
+
+static int cjpeg_find_orientation(j_decompress_ptr info) {
+    for (jpeg_saved_marker_ptr marker = info->marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker != JPEG_APP0 + 1) continue;
+        int orientation = cjpeg_exif_orientation(marker->data, marker->data_length);
+        if (orientation != 0) return orientation;
+    }
+    return 1;
+}
+
+static cjpeg_color cjpeg_color_of(J_COLOR_SPACE space) {
+    switch (space) {
+    case JCS_GRAYSCALE: return CJPEG_COLOR_GRAY;
+    case JCS_RGB: return CJPEG_COLOR_RGB;
+    case JCS_YCbCr: return CJPEG_COLOR_YCBCR;
+    case JCS_CMYK: return CJPEG_COLOR_CMYK;
+    case JCS_YCCK: return CJPEG_COLOR_YCCK;
+    default: return CJPEG_COLOR_OTHER;
+    }
+}
+
+cjpeg_status cjpeg_read_header(cjpeg_decoder *decoder, cjpeg_header *header) {
+    if (decoder == NULL || header == NULL || decoder->header_read) {
+        return decoder == NULL ? CJPEG_ERROR_INVALID_ARGUMENT
+                               : cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "header already read");
+    }
+    if (decoder->data == NULL || decoder->size == 0) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_TRUNCATED, "empty input");
+    }
+    CJPEG_GUARD(decoder);
+    j_decompress_ptr info = &decoder->info;
+    jpeg_mem_src(info, decoder->data, (unsigned long)decoder->size);
+    jpeg_save_markers(info, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(info, TRUE);
+    decoder->header_read = 1;
+    header->width = (int)info->image_width;
+    header->height = (int)info->image_height;
+    header->components = info->num_components;
+    header->color = cjpeg_color_of(info->jpeg_color_space);
+    header->adobe_marker = info->saw_Adobe_marker ? 1 : 0;
+    header->orientation = cjpeg_find_orientation(info);
+    header->progressive = info->progressive_mode ? 1 : 0;
+    return CJPEG_OK;
+}
+
+static void cjpeg_configure(cjpeg_decoder *decoder, int scale_numerator) {
+    j_decompress_ptr info = &decoder->info;
+    info->scale_num = (unsigned int)scale_numerator;
+    info->scale_denom = 8;
+    decoder->cmyk_output = info->jpeg_color_space == JCS_CMYK || info->jpeg_color_space == JCS_YCCK;
+    decoder->cmyk_inverted = decoder->cmyk_output && info->saw_Adobe_marker;
+    // libjpeg converts YCCK to CMYK itself; CMYK to RGB is ours (below). Everything else goes straight to RGBA.
+    info->out_color_space = decoder->cmyk_output ? JCS_CMYK : JCS_EXT_RGBA;
+}
+
+cjpeg_status cjpeg_scaled_size(cjpeg_decoder *decoder, int scale_numerator, int *width, int *height) {
+    if (decoder == NULL || width == NULL || height == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
+    if (!decoder->header_read || decoder->started || scale_numerator < 1 || scale_numerator > 8) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "scaled size asked at the wrong time");
+    }
+    CJPEG_GUARD(decoder);
+    cjpeg_configure(decoder, scale_numerator);
+    jpeg_calc_output_dimensions(&decoder->info);
+    *width = (int)decoder->info.output_width;
+    *height = (int)decoder->info.output_height;
+    return CJPEG_OK;
+}
+
+cjpeg_status cjpeg_start(cjpeg_decoder *decoder, int scale_numerator, int *width, int *height) {
+    if (decoder == NULL || width == NULL || height == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
+    if (!decoder->header_read || decoder->started || scale_numerator < 1 || scale_numerator > 8) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "start asked at the wrong time");
+    }
+    CJPEG_GUARD(decoder);
+    cjpeg_configure(decoder, scale_numerator);
+    decoder->started = 1;
+    jpeg_start_decompress(&decoder->info);
+    if (decoder->info.output_components != 4) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_UNSUPPORTED, "unexpected output component count");
+    }
+    *width = (int)decoder->info.output_width;
+    *height = (int)decoder->info.output_height;
+    return CJPEG_OK;
+}
+
+// CMYK to RGB the way Photoshop-compatible readers do: R = (1 - C)(1 - K). Adobe files store inverted samples,
+// so there the stored values already are (1 - C) and (1 - K).
+static void cjpeg_cmyk_row_to_rgba(uint8_t *row, size_t width, int inverted) {
+    for (size_t x = 0; x < width; x++) {
+        uint8_t *pixel = row + x * 4;
+        unsigned int c = pixel[0], m = pixel[1], y = pixel[2], k = pixel[3];
+        if (!inverted) {
+            c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k;
+        }
+        pixel[0] = (uint8_t)((c * k + 127) / 255);
+        pixel[1] = (uint8_t)((m * k + 127) / 255);
+        pixel[2] = (uint8_t)((y * k + 127) / 255);
+        pixel[3] = 255;
+    }
+}
+
+cjpeg_status cjpeg_read_pixels(cjpeg_decoder *decoder, uint8_t *pixels, size_t stride, size_t capacity) {
+    if (decoder == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
+    j_decompress_ptr info = &decoder->info;
+    if (!decoder->started || pixels == NULL) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "read asked before start");
+    }
+    size_t width = info->output_width, height = info->output_height;
+    if (stride < width * 4 || stride == 0 || capacity / stride < height) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "output buffer too small");
+    }
+    CJPEG_GUARD(decoder);
+    // Rows go straight into the caller's buffer: no intermediate copy.
+    JSAMPROW rows[16];
+    while (info->output_scanline < info->output_height) {
+        size_t first = info->output_scanline;
+        size_t count = height - first < 16 ? height - first : 16;
+        for (size_t index = 0; index < count; index++) rows[index] = pixels + (first + index) * stride;
+        JDIMENSION read = jpeg_read_scanlines(info, rows, (JDIMENSION)count);
+        if (decoder->cmyk_output) {
+            for (size_t index = 0; index < read; index++) {
+                cjpeg_cmyk_row_to_rgba(rows[index], width, decoder->cmyk_inverted);
+            }
+        }
+        if (read == 0) return cjpeg_reject(decoder, CJPEG_ERROR_CORRUPT, "decoder made no progress");
+    }
+    return CJPEG_OK;
+}
+
+void cjpeg_decoder_set_scan_limit(cjpeg_decoder *decoder, int limit) {
+    if (decoder != NULL && limit > 0) decoder->scan_limit = limit;
+}
+
+const char *cjpeg_decoder_message(const cjpeg_decoder *decoder) {
+    return decoder == NULL ? "" : decoder->errors.message;
+}
+
+void cjpeg_decoder_destroy(cjpeg_decoder *decoder) {
+    if (decoder == NULL) return;
+    if (decoder->created) jpeg_destroy_decompress(&decoder->info);
+    free(decoder);
+}

@@ -1,0 +1,101 @@
+// A small shim over libjpeg(-turbo) for Swift.
+//
+// libjpeg reports fatal errors through `error_exit`, whose default calls exit(). Here every entry point sets a
+// setjmp target; the error handler longjmps back to it, so a corrupt file becomes a status code and a message
+// instead of ending the process. Swift never sees libjpeg's types: only the plain structs below.
+#ifndef CJPEG_H
+#define CJPEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// What a shim call ended with.
+typedef enum {
+    CJPEG_OK = 0,
+    CJPEG_ERROR_CORRUPT = 1,
+    CJPEG_ERROR_TRUNCATED = 2,
+    CJPEG_ERROR_UNSUPPORTED = 3,
+    CJPEG_ERROR_OUT_OF_MEMORY = 4,
+    CJPEG_ERROR_INVALID_ARGUMENT = 5
+} cjpeg_status;
+
+/// The colour space the file's components are stored in.
+typedef enum {
+    CJPEG_COLOR_OTHER = 0,
+    CJPEG_COLOR_GRAY = 1,
+    CJPEG_COLOR_RGB = 2,
+    CJPEG_COLOR_YCBCR = 3,
+    CJPEG_COLOR_CMYK = 4,
+    CJPEG_COLOR_YCCK = 5
+} cjpeg_color;
+
+/// What the header says, read without decoding any pixels.
+typedef struct {
+    int width;
+    int height;
+    int components;
+    cjpeg_color color;
+    /// 1 when an Adobe APP14 marker is present: CMYK/YCCK samples are then stored inverted (as Photoshop does).
+    int adobe_marker;
+    /// EXIF orientation 1–8 from the first APP1 "Exif" marker; 1 when absent or unreadable.
+    int orientation;
+    int progressive;
+} cjpeg_header;
+
+typedef struct cjpeg_decoder cjpeg_decoder;
+
+/// Creates a decoder over `size` bytes at `data`, which must stay valid until `cjpeg_decoder_destroy`.
+/// Returns NULL when out of memory.
+cjpeg_decoder *cjpeg_decoder_create(const uint8_t *data, size_t size);
+/// Reads the header (and the EXIF orientation). Call once, first.
+cjpeg_status cjpeg_read_header(cjpeg_decoder *decoder, cjpeg_header *header);
+/// The output size libjpeg produces at DCT scale `scale_numerator`/8 (1...8). After the header.
+cjpeg_status cjpeg_scaled_size(cjpeg_decoder *decoder, int scale_numerator, int *width, int *height);
+/// Starts decompressing at scale `scale_numerator`/8 into RGBA; returns the output size.
+cjpeg_status cjpeg_start(cjpeg_decoder *decoder, int scale_numerator, int *width, int *height);
+/// Decodes every row as opaque RGBA8 into `pixels` (`stride` bytes per row, `capacity` bytes in all).
+/// CMYK and YCCK files are converted to RGB here. A file that ends early fails with CJPEG_ERROR_TRUNCATED.
+cjpeg_status cjpeg_read_pixels(cjpeg_decoder *decoder, uint8_t *pixels, size_t stride, size_t capacity);
+/// Progressive files with more scans than this fail as corrupt (a scan-count bomb guard).
+#define CJPEG_DEFAULT_SCAN_LIMIT 1000
+/// Changes the scan limit (tests use a small one). Call before `cjpeg_start`.
+void cjpeg_decoder_set_scan_limit(cjpeg_decoder *decoder, int limit);
+/// The message of the last failure ("" when none). Owned by the decoder.
+const char *cjpeg_decoder_message(const cjpeg_decoder *decoder);
+/// Releases the decoder and everything libjpeg allocated. Accepts NULL.
+void cjpeg_decoder_destroy(cjpeg_decoder *decoder);
+
+/// The pixel layout handed to the encoder.
+typedef enum {
+    CJPEG_INPUT_RGBA = 0,
+    CJPEG_INPUT_RGB = 1,
+    CJPEG_INPUT_GRAY = 2,
+    CJPEG_INPUT_CMYK = 3
+} cjpeg_input;
+
+/// Encoder settings. Zero-initialised fields mean: baseline, default colour space, no markers.
+typedef struct {
+    int width;
+    int height;
+    size_t stride;
+    cjpeg_input input;
+    /// 1...100.
+    int quality;
+    int progressive;
+    /// CMYK input only: store as YCCK instead of CMYK.
+    int store_as_ycck;
+    /// CMYK input only: leave out the Adobe marker (libjpeg writes one for CMYK by default).
+    int omit_adobe_marker;
+    /// Optional APP1 payload (e.g. "Exif\0\0" + TIFF), written after the JFIF/Adobe markers.
+    const uint8_t *app1;
+    size_t app1_size;
+} cjpeg_encode_options;
+
+/// Encodes `pixels` to a JPEG in memory. On success `*output` holds `*output_size` bytes to release with
+/// `cjpeg_free`. On failure `message` (may be NULL) receives a reason.
+cjpeg_status cjpeg_encode(const uint8_t *pixels, const cjpeg_encode_options *options,
+                          uint8_t **output, size_t *output_size, char *message, size_t message_size);
+/// Releases a buffer returned by `cjpeg_encode`.
+void cjpeg_free(void *buffer);
+
+#endif

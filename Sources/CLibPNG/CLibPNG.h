@@ -1,0 +1,2 @@
+// The system libpng 1.6.
+#include <png.h>

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Decodes JPEG and PNG bytes into premultiplied RGBA `Image`s.
+///
+/// The format comes from the magic bytes. Every failure is a thrown `ImageError`: corrupt, truncated or
+/// hostile input never ends the process (libjpeg's and libpng's longjmp-based errors are caught in the C
+/// shims). The header is read first and its size checked against `ImageDecodingOptions.maxPixelCount` before
+/// any pixel memory is allocated.
+///
+/// Truncation policy: a file that ends early throws `ImageError.truncated` instead of returning a partial
+/// image (libjpeg would fill the missing rows with grey), so a cut download is never cached as if it were
+/// whole. A JPEG must reach its EOI marker and a PNG its IEND chunk. JPEG warnings other than a premature end
+/// (stray bytes between markers, one bad Huffman code) are tolerated, as browsers do. Progressive JPEGs with
+/// more than 1000 scans are refused as corrupt (a CPU bomb).
+///
+/// PNG is always decoded at full size and its orientation is not read (no eXIf support); `targetSize` and
+/// `appliesOrientation` act on JPEG only.
+public enum ImageDecoder {
+    /// Decodes `data` into an upright (unless told otherwise), premultiplied RGBA image.
+    ///
+    /// - Throws: `ImageError`
+    /// - Complexity: O(encoded bytes + output pixels); a JPEG DCT downscale shrinks the second term.
+    public static func decode(_ data: Data, options: ImageDecodingOptions = .init()) throws -> Image {
+        let format = try format(of: data)
+        return try data.withUnsafeBytes { bytes in
+            switch format {
+            case .jpeg: return try decodeJPEG(bytes, options: options)
+            case .png: return try decodePNG(bytes, options: options)
+            }
+        }
+    }
+
+    /// Reads only the header of `data`: format, stored size, EXIF orientation and whether it has alpha.
+    ///
+    /// - Throws: `ImageError` (never `.tooManyPixels`: the header of a huge image is readable).
+    public static func header(of data: Data) throws -> ImageHeader {
+        let format = try format(of: data)
+        let header = try data.withUnsafeBytes { bytes in
+            switch format {
+            case .jpeg: return try jpegHeader(bytes)
+            case .png: return try pngHeader(bytes)
+            }
+        }
+        try checkDimensions(of: header)
+        return header
+    }
+
+    static func format(of data: Data) throws -> ImageFormat {
+        guard let format = ImageFormat.sniff(data) else {
+            throw ImageError.unknownFormat(byteCount: data.count, leadingBytes: Array(data.prefix(8)))
+        }
+        return format
+    }
+
+    static func checkDimensions(of header: ImageHeader) throws {
+        guard header.width > 0, header.height > 0 else {
+            throw ImageError.invalidDimensions(format: header.format, width: header.width, height: header.height)
+        }
+    }
+
+    /// Refuses a header whose pixel count (or byte count) is above the limit or overflows `Int`.
+    static func checkPixelLimit(of header: ImageHeader, options: ImageDecodingOptions) throws {
+        try checkDimensions(of: header)
+        let (pixelCount, pixelOverflow) = header.width.multipliedReportingOverflow(by: header.height)
+        let (_, byteOverflow) = pixelCount.multipliedReportingOverflow(by: 4)
+        if pixelOverflow || byteOverflow || pixelCount > options.maxPixelCount {
+            throw ImageError.tooManyPixels(width: header.width, height: header.height, limit: options.maxPixelCount)
+        }
+    }
+
+    /// A pointer to the first byte for the C shims (never dereferenced past `bytes.count`).
+    static func firstByte(of bytes: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {
+        bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Why bytes could not be decoded into an `Image`, or an `Image` could not be encoded.
+///
+/// Bad input always ends here, never in a crash: corrupt or truncated files, headers that claim more pixels
+/// than allowed (decompression bombs), formats that are not images.
+public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// The bytes are neither JPEG nor PNG (or empty). Carries their count and up to the first 8 bytes.
+    case unknownFormat(byteCount: Int, leadingBytes: [UInt8])
+    /// The header claims a zero (or otherwise impossible) width or height.
+    case invalidDimensions(format: ImageFormat, width: Int, height: Int)
+    /// The header claims more pixels than `ImageDecodingOptions.maxPixelCount`; nothing was allocated.
+    case tooManyPixels(width: Int, height: Int, limit: Int)
+    /// The codec library rejected the data; `reason` is its message.
+    case corrupt(format: ImageFormat, reason: String)
+    /// The data ends before the image does (a cut download). Partial images are never returned.
+    case truncated(format: ImageFormat, reason: String)
+    /// A valid file this decoder does not handle (for example a JPEG with 2 components or 12-bit samples).
+    case unsupported(format: ImageFormat, reason: String)
+    /// The codec library ran out of memory.
+    case outOfMemory(format: ImageFormat, reason: String)
+    /// Encoding failed (for example a side longer than the format allows); `reason` says why.
+    case encodingFailed(format: ImageFormat, reason: String)
+
+    /// A sentence a person can act on.
+    public var description: String {
+        switch self {
+        case let .unknownFormat(byteCount, leadingBytes):
+            if byteCount == 0 { return "Cannot decode an image from empty data" }
+            let hex = leadingBytes.map { byte in
+                let digits = String(byte, radix: 16, uppercase: true)
+                return digits.count == 1 ? "0" + digits : digits
+            }.joined(separator: " ")
+            return "\(byteCount) bytes are neither JPEG nor PNG (they start with \(hex))"
+        case let .invalidDimensions(format, width, height):
+            return "\(format) header claims an impossible size of \(width)×\(height) pixels"
+        case let .tooManyPixels(width, height, limit):
+            return "Image of \(width)×\(height) pixels exceeds the limit of \(limit) pixels; refused before decoding"
+        case let .corrupt(format, reason):
+            return "Corrupt \(format) data: \(reason)"
+        case let .truncated(format, reason):
+            return "Truncated \(format) data (the file ends early): \(reason)"
+        case let .unsupported(format, reason):
+            return "Unsupported \(format) variant: \(reason)"
+        case let .outOfMemory(format, reason):
+            return "Out of memory while decoding \(format): \(reason)"
+        case let .encodingFailed(format, reason):
+            return "Could not encode \(format): \(reason)"
+        }
+    }
+
+    /// The same text as `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,34 @@
+/// A plugin that transforms an image; its identifier is part of the cache key of what it produces.
+///
+/// Implementation requirements:
+/// - `identifier` is stable across runs, processes and machines, and differs whenever the output
+///   would differ: it is appended to a cache key (`<key>@<identifier>`), so two processors with the
+///   same identifier must produce the same pixels. Use printable ASCII without spaces or newlines.
+/// - `process(_:)` is a pure function of its input and throws (never traps) on bad parameters or
+///   input, so it is safe to call concurrently from any task.
+public protocol ImageProcessing: Sendable {
+    /// A stable, parameter-bearing name, for example `resize(96x96,fill)`.
+    var identifier: String { get }
+
+    /// Returns the processed image, or throws an `ImageProcessingError` (or the plugin's own error).
+    func process(_ image: Image) throws -> Image
+}
+
+/// The built-in processors, one type per file; call sites read `.resize(width: 96, height: 96)`.
+///
+/// Identifiers have the form `name(parameters)`: sizes as `<width>x<height>`, lengths as
+/// the shortest decimal that round-trips (`12`, `1.5`), colours as straight `#rrggbbaa`
+/// hex. A `Composition` joins its parts' identifiers with `>` in the order they run.
+public enum ImageProcessors {
+    /// The largest width, height, radius or border width a processor accepts; larger values throw.
+    public static let maximumDimension = 16_384
+}
+
+extension ImageProcessing {
+    /// A composition that runs this processor, then `next`.
+    ///
+    /// `ImageProcessors.Resize(size: .square(96), contentMode: .aspectFill).then(.circle())`
+    public func then(_ next: some ImageProcessing) -> ImageProcessors.Composition {
+        ImageProcessors.Composition([self, next])
+    }
+}
