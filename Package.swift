@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MediaAssets", targets: ["MediaAssets"]),
         .library(name: "MediaAssetsImage", targets: ["MediaAssetsImage"]),
         .library(name: "MediaAssetsAnimation", targets: ["MediaAssetsAnimation"]),
+        .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
         .executable(name: "benchmarks", targets: ["benchmarks"]),
     ],
@@ -18,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
         .target(name: "CPNG", dependencies: ["CLibPNG"]),
 
@@ -25,6 +27,7 @@ let package = Package(
         .target(name: "MediaAssets"),
         .target(name: "MediaAssetsImage", dependencies: ["MediaAssets", "CJPEG", "CPNG"]),
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "CZlib"]),
+        .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
 
         // The loopback HTTP origin of the tests and examples, and test support
         .target(name: "SampleOrigin"),
@@ -33,13 +36,16 @@ let package = Package(
         // Benchmarks
         .executableTarget(
             name: "benchmarks",
-            dependencies: ["MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "CZlib", "SampleOrigin"],
+            dependencies: [
+                "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsSQLite", "CZlib", "SampleOrigin",
+            ],
             path: "Benchmarks"
         ),
 
         // Tests
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin"]),
+        .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
         .testTarget(
             name: "MediaAssetsImageTests",
             dependencies: ["MediaAssetsImage", "CJPEG", "CPNG", "TestSupport", "SampleOrigin"]

@@ -10,6 +10,7 @@ func option(_ name: String) -> String? {
 let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("disk", runDiskBenchmarks),
+    ("sqlite", runSQLiteBenchmarks),
     ("image-codecs", runImageCodecBenchmarks),
     ("image-processing", runImageProcessingBenchmarks),
     ("animation", runAnimationParsingBenchmarks),

@@ -61,7 +61,11 @@ extension DiskCache {
         for name in evicted { unlink(filePath(name)) }
     }
 
-    var lowWaterMark: Int { Int(Double(configuration.sizeLimit) * configuration.lowWaterFraction) }
+    var lowWaterMark: Int {
+        // Computed in Double, clamped before converting back: a limit near Int.max must not trap.
+        let mark = Double(configuration.sizeLimit) * configuration.lowWaterFraction
+        return mark >= Double(Int.max) ? Int.max : Int(mark)
+    }
 
     static let temporarySuffix = ".tmp"
 

@@ -1,0 +1,46 @@
+import Foundation
+
+extension SQLiteBackend {
+    /// How a SQLite backend is set up.
+    public struct Configuration: Sendable {
+        /// The database file; created (mode 0600, with its directory) if missing.
+        public var path: URL
+        /// The most bytes of entry data the database keeps (metadata and SQLite's pages not counted).
+        public var sizeLimit: Int
+        /// The fraction of `sizeLimit` a sweep evicts down to, so that sweeps are rare.
+        public var lowWaterFraction: Double
+        /// The number of reads whose last-access times are kept in memory before they are written
+        /// in one transaction.
+        public var accessTimeBatchSize: Int
+        /// How long to wait for a lock another connection holds (a previous owner still closing)
+        /// before failing with `SQLiteError.locked`.
+        public var busyTimeout: Duration
+        /// The clock for expiry and last access; tests pass their own.
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %.
+        public init(
+            path: URL,
+            sizeLimit: Int = 512 << 20,
+            lowWaterFraction: Double = 0.8,
+            accessTimeBatchSize: Int = 256,
+            busyTimeout: Duration = .seconds(2),
+            now: @escaping @Sendable () -> Date = Date.init
+        ) {
+            self.path = path
+            self.sizeLimit = max(0, sizeLimit)
+            self.lowWaterFraction = lowWaterFraction.isNaN ? 0.8 : min(1, max(0, lowWaterFraction))
+            self.accessTimeBatchSize = max(1, accessTimeBatchSize)
+            self.busyTimeout = max(.zero, busyTimeout)
+            self.now = now
+        }
+
+        /// The total a sweep evicts down to.
+        var lowWaterMark: Int {
+            let fraction = lowWaterFraction.isNaN ? 0.8 : min(1, max(0, lowWaterFraction))
+            let bytes = Double(max(0, sizeLimit)) * fraction
+            // Double(Int.max) rounds up past Int.max, so compare before converting.
+            return bytes < Double(Int.max) ? Int(bytes) : Int.max
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Dispatch
+import Foundation
+import MediaAssets
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `CacheBackend` that keeps every entry, bytes and metadata, in one SQLite database file.
+///
+/// ```swift
+/// manager.register(try SQLiteBackend(path: cacheFile), for: .custom("sqlite"))
+/// manager.register(try SQLiteBackend(path: cacheFile), for: .disk)  // in place of the file cache
+/// ```
+///
+/// - One table, one row per entry; keys are stored as the UTF-8 bytes of the key, so any key
+///   (NUL, `/`, emoji, 10 000 characters) is a key and never a path. Dates round-trip exactly.
+/// - Every store is one transaction (`BEGIN IMMEDIATE` … `COMMIT`): delete the old row, insert the
+///   new one, evict if needed. If anything fails it rolls back and the old entry is intact.
+/// - The size limit (bytes of entry data) holds after every write: a write that passes it evicts
+///   least recently used rows down to the low-water mark, in the same transaction. The count and
+///   total size live in memory (summed at open from an index), so no write scans the table.
+/// - Reads record their access time in memory; the times are written in one transaction per batch,
+///   before a sweep, on `flushAccessTimes()` and at close — never one write per read.
+/// - Opening never wipes a file it does not recognise: a file that is not a SQLite database, a
+///   database of another program, or one from a newer version throws a `SQLiteError` and is left
+///   untouched. The connection holds an exclusive lock while open, so a second backend on the same
+///   file fails with `SQLiteError.locked` instead of silently sharing it.
+/// - The database runs in WAL mode with `synchronous = NORMAL`: a crash keeps the file consistent
+///   and may lose the last few writes, which a cache fetches again.
+/// - All SQLite work runs on the backend's own serial queue, never on the caller's executor.
+public final class SQLiteBackend: CacheBackend {
+    /// The backend's configuration.
+    public let configuration: Configuration
+    /// The database file.
+    public var path: URL { configuration.path }
+
+    let filePath: String
+    /// Only ever taken on `queue`, which already runs one block at a time, so it is never
+    /// contended: the mutex is how the compiler knows the connection is used by one thread at a time.
+    let store: Mutex<SQLiteStore>
+    let queue = DispatchQueue(label: "MediaAssets.SQLiteBackend", qos: .userInitiated)
+
+    /// Opens the database at `configuration.path`, creating it (and its directory) if missing.
+    ///
+    /// Opening checks the file's schema and sums the stored sizes from an index; it runs on the
+    /// caller's thread, so open the backend once, at start-up.
+    ///
+    /// - Throws: `SQLiteError.notADatabase`, `.foreignDatabase`, `.newerSchemaVersion` or `.locked`
+    ///   for a file that cannot be used (it is left untouched), `SQLiteError.cannotOpen` if SQLite
+    ///   cannot open the path, `AssetsError.directoryUnavailable` if the directory cannot be created.
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        filePath = configuration.path.standardizedFileURL.path
+        try Self.createFileIfMissing(filePath)
+        store = Mutex(try SQLiteStore(configuration: configuration, path: filePath))
+    }
+
+    /// Opens (creating if needed) the database file at `path` with a size limit in bytes of data.
+    public convenience init(path: URL, sizeLimit: Int = 512 << 20) throws {
+        try self.init(configuration: Configuration(path: path, sizeLimit: sizeLimit))
+    }
+
+    deinit {
+        // Queued work retains the backend, so nothing else uses the store now.
+        store.withLock { $0.close() }
+    }
+
+    // MARK: CacheBackend
+
+    /// Returns the live entry for `key`, or nil; an expired row is deleted and is a miss.
+    ///
+    /// - Complexity: O(log n): one lookup by key.
+    public func entry(forKey key: CacheKey) async throws -> CacheEntry? {
+        let (entry, needsFlush) = try await perform(failure: readFailed(key)) { try $0.readEntry(forKey: key) }
+        if needsFlush {
+            queue.async { [self] in store.withLock { try? $0.flushAccessTimes() } }
+        }
+        return entry
+    }
+
+    /// Stores `entry` in one transaction, evicting least recently used rows if the limit is passed.
+    ///
+    /// An entry larger than the whole limit is not stored: the older entry for `key` is removed
+    /// and `CacheStatistics.rejectedTooLarge` counts it.
+    ///
+    /// - Throws: `AssetsError.writeFailed`; the previous entry is then intact.
+    public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
+        try await perform(failure: writeFailed(key)) { try $0.writeEntry(entry, forKey: key) }
+    }
+
+    /// Removes the row for `key`.
+    public func removeEntry(forKey key: CacheKey) async throws {
+        try await perform(failure: removeFailed) { try $0.removeEntry(forKey: key) }
+    }
+
+    /// Removes every row and shrinks the file.
+    public func removeAll() async throws {
+        try await perform(failure: removeFailed) { try $0.removeAll() }
+    }
+
+    /// Removes rows whose `expires` has passed, with one statement over the expiry index.
+    public func removeExpired() async throws {
+        try await perform(failure: removeFailed) { try $0.removeExpired() }
+    }
+
+    /// A snapshot of the counters; `bytes` and `cost` are the entries' data bytes.
+    public func statistics() async -> CacheStatistics {
+        (try? await perform(failure: removeFailed) { $0.snapshot() }) ?? CacheStatistics()
+    }
+
+    // MARK: Maintenance
+
+    /// Writes the last-access times that reads keep in memory, in one transaction.
+    public func flushAccessTimes() async {
+        _ = try? await perform(failure: removeFailed) { try $0.flushAccessTimes() }
+    }
+
+    /// Saves pending access times and closes the database; later operations throw
+    /// `AssetsError.closed`. Closing twice does nothing.
+    ///
+    /// Deinitialising the backend closes it too; call this to release the file at a known time.
+    public func close() async {
+        _ = try? await perform(failure: removeFailed) { $0.close() }
+    }
+
+    /// Checks the in-memory count and size against the table, the size limit, and the file's
+    /// structure (`PRAGMA quick_check`); tests call this after mutations.
+    public func _checkInvariants() async {
+        _ = try? await perform(failure: removeFailed) { try $0.checkInvariants() }
+    }
+
+    /// Test hook: the number of reads whose access time is held in memory, not yet written.
+    func _unsavedAccessCount() async -> Int {
+        (try? await perform(failure: removeFailed) { $0.unsavedAccess.count }) ?? 0
+    }
+
+    /// Test hook: makes the next store fail inside its transaction, after the old row is deleted.
+    func _failNextWrite() async {
+        _ = try? await perform(failure: removeFailed) { $0.failsNextWrite = true }
+    }
+
+    // MARK: Internals
+
+    /// Runs `work` with the store on the backend's queue; SQLite failures become `failure(reason)`,
+    /// `AssetsError`s (a closed backend) pass through.
+    private func perform<T: Sendable>(
+        failure: @escaping @Sendable (String) -> AssetsError,
+        _ work: @escaping @Sendable (SQLiteStore) throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { [self] in
+                let result = Result { try store.withLock { try work($0) } }
+                continuation.resume(with: result.mapError { error -> any Error in
+                    error is AssetsError ? error : failure(String(describing: error))
+                })
+            }
+        }
+    }
+
+    private func readFailed(_ key: CacheKey) -> @Sendable (String) -> AssetsError {
+        { [filePath] in AssetsError.readFailed(key: key, path: filePath, reason: $0) }
+    }
+
+    private func writeFailed(_ key: CacheKey) -> @Sendable (String) -> AssetsError {
+        { [filePath] in AssetsError.writeFailed(key: key, path: filePath, reason: $0) }
+    }
+
+    private var removeFailed: @Sendable (String) -> AssetsError {
+        { [filePath] in AssetsError.removeFailed(path: filePath, reason: $0) }
+    }
+
+    /// Creates the directory (mode 0700) and an empty file (mode 0600), so that SQLite's files are
+    /// private to the user; SQLite gives its WAL file the database's mode.
+    private static func createFileIfMissing(_ path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw AssetsError.directoryUnavailable(path: directory, reason: (error as NSError).localizedDescription)
+        }
+        // O_EXCL: an existing file is never truncated; any failure here is SQLite's to report.
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { Glibc.close(descriptor) }
+    }
+}

@@ -1,0 +1,67 @@
+import CSQLite
+import Foundation
+
+/// Failures specific to a SQLite database file, with what SQLite said and where.
+///
+/// Opening never repairs or replaces a file it does not recognise: each case thrown by
+/// `SQLiteBackend.init` leaves the file exactly as it was. Failures of single operations
+/// (`store`, `entry(forKey:)`, removes) are reported as `AssetsError.writeFailed`, `.readFailed` or
+/// `.removeFailed` whose reason is one of these errors' description.
+public enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// SQLite could not open the file (a missing directory, no permission, a directory at the path).
+    case cannotOpen(path: String, code: Int32, message: String)
+    /// The file is not a SQLite database, or its pages are damaged (a truncated or overwritten file).
+    case notADatabase(path: String, code: Int32, message: String)
+    /// The file is a SQLite database of another program or with another layout (`detail` says which).
+    case foreignDatabase(path: String, detail: String)
+    /// The file was written by a newer version of this backend, whose layout this one cannot read.
+    case newerSchemaVersion(path: String, version: Int32, supportedVersion: Int32)
+    /// Another connection (another `SQLiteBackend` or process) holds the file's lock.
+    case locked(path: String, code: Int32, message: String)
+    /// A statement failed; `operation` names the statement.
+    case statementFailed(path: String, operation: String, code: Int32, message: String)
+
+    /// SQLite's (extended) result code, or nil for failures SQLite did not report.
+    public var code: Int32? {
+        switch self {
+        case .cannotOpen(_, let code, _), .notADatabase(_, let code, _), .locked(_, let code, _),
+            .statementFailed(_, _, let code, _):
+            return code
+        case .foreignDatabase, .newerSchemaVersion:
+            return nil
+        }
+    }
+
+    /// What failed, where, and what to do about it.
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let code, let message):
+            return "SQLite cannot open \(path): \(message) \(Self.describe(code)). "
+                + "Check that the directory exists and is writable."
+        case .notADatabase(let path, let code, let message):
+            return "\(path) is not a usable SQLite database: \(message) \(Self.describe(code)). "
+                + "The file was left untouched; move it away or choose another path."
+        case .foreignDatabase(let path, let detail):
+            return "\(path) is a SQLite database that SQLiteBackend did not create (\(detail)). "
+                + "The file was left untouched; choose another path."
+        case .newerSchemaVersion(let path, let version, let supportedVersion):
+            return "\(path) has cache schema version \(version), newer than version \(supportedVersion) "
+                + "that this SQLiteBackend reads. The file was left untouched; use a newer MediaAssets or "
+                + "another path."
+        case .locked(let path, let code, let message):
+            return "\(path) is in use by another SQLiteBackend or process: \(message) \(Self.describe(code)). "
+                + "Give each cache its own file."
+        case .statementFailed(let path, let operation, let code, let message):
+            return "SQLite failed to \(operation) in \(path): \(message) \(Self.describe(code))."
+        }
+    }
+
+    /// The same text as `description`.
+    public var errorDescription: String? { description }
+
+    /// `(SQLite error 19: constraint failed)`, from SQLite's own text for the code.
+    private static func describe(_ code: Int32) -> String {
+        let text = sqlite3_errstr(code).map { String(cString: $0) } ?? "unknown error"
+        return "(SQLite error \(code): \(text))"
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import MediaAssets
+
+/// The connection, its prepared statements and the bookkeeping kept in memory beside them.
+///
+/// Not thread-safe: `SQLiteBackend` keeps it in a `Mutex` that only its serial queue takes, so
+/// every use is serialised and the lock is never contended.
+final class SQLiteStore {
+    /// The statements compiled at open and reused for every operation.
+    struct Statements {
+        let select: SQLiteStatement
+        let insert: SQLiteStatement
+        let deleteByKey: SQLiteStatement
+        let deleteByRowID: SQLiteStatement
+        let deleteExpired: SQLiteStatement
+        let deleteAll: SQLiteStatement
+        let updateLastAccess: SQLiteStatement
+        let selectLeastRecent: SQLiteStatement
+        let begin: SQLiteStatement
+        let commit: SQLiteStatement
+        let rollback: SQLiteStatement
+
+        init(_ connection: SQLiteConnection) throws {
+            select = try connection.prepare(
+                """
+                SELECT rowid, size, created, last_access, expires, fresh_until, etag, last_modified,
+                    content_type, data FROM entries WHERE key = ?1
+                """,
+                operation: "read an entry"
+            )
+            insert = try connection.prepare(
+                """
+                INSERT INTO entries (key, size, created, last_access, expires, fresh_until, etag,
+                    last_modified, content_type, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                """,
+                operation: "store an entry"
+            )
+            deleteByKey = try connection.prepare(
+                "DELETE FROM entries WHERE key = ?1 RETURNING rowid, size", operation: "remove an entry"
+            )
+            deleteByRowID = try connection.prepare("DELETE FROM entries WHERE rowid = ?1", operation: "evict an entry")
+            deleteExpired = try connection.prepare(
+                "DELETE FROM entries WHERE expires <= ?1 RETURNING rowid, size", operation: "remove expired entries"
+            )
+            deleteAll = try connection.prepare("DELETE FROM entries", operation: "remove all entries")
+            updateLastAccess = try connection.prepare(
+                "UPDATE entries SET last_access = ?2 WHERE rowid = ?1", operation: "save last-access times"
+            )
+            selectLeastRecent = try connection.prepare(
+                "SELECT rowid, size FROM entries INDEXED BY entries_by_last_access ORDER BY last_access",
+                operation: "find least recently used entries"
+            )
+            begin = try connection.prepare("BEGIN IMMEDIATE", operation: "begin a transaction")
+            commit = try connection.prepare("COMMIT", operation: "commit a transaction")
+            rollback = try connection.prepare("ROLLBACK", operation: "roll back a transaction")
+        }
+
+        var all: [SQLiteStatement] {
+            [
+                select, insert, deleteByKey, deleteByRowID, deleteExpired, deleteAll, updateLastAccess,
+                selectLeastRecent, begin, commit, rollback,
+            ]
+        }
+    }
+
+    let configuration: SQLiteBackend.Configuration
+    let path: String
+    let connection: SQLiteConnection
+    /// Nil once closed.
+    private(set) var statements: Statements?
+
+    /// The sum of `size` over all rows, kept in memory so that no write needs a scan.
+    var totalBytes = 0
+    /// The number of rows.
+    var count = 0
+    /// Hits, misses, writes, evictions and rejections since open.
+    var counters = CacheStatistics()
+    /// Reads not yet written to `last_access`: rowid → time (seconds since the reference date).
+    var unsavedAccess: [Int64: Double] = [:]
+    /// Whether a background save of `unsavedAccess` is queued.
+    var isFlushScheduled = false
+    /// Test hook: the next store fails inside its transaction, after the old row was deleted.
+    var failsNextWrite = false
+
+    /// Opens the database, checks or creates the schema, and loads the count and total size.
+    init(configuration: SQLiteBackend.Configuration, path: String) throws {
+        self.configuration = configuration
+        self.path = path
+        connection = try SQLiteConnection(path: path)
+        connection.setBusyTimeout(configuration.busyTimeout)
+        try SQLiteSchema.prepare(connection)
+        // Reads only the small (last_access, size) index, not the rows.
+        let sums = try connection.prepare(
+            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries INDEXED BY entries_by_last_access",
+            operation: "load the cache's size"
+        )
+        defer { sums.finalize() }
+        (count, totalBytes) = try SQLiteSchema.classifyingOpenErrors(connection) {
+            try sums.withReset { query in
+                try query.step()
+                return (Int(query.int64(at: 0)), Int(query.int64(at: 1)))
+            }
+        }
+        statements = try Statements(connection)
+        if totalBytes > configuration.sizeLimit {
+            // The limit was lowered since the file was written.
+            try sweep()
+        }
+    }
+
+    deinit { close() }
+
+    /// The statements, or `AssetsError.closed` after `close()`.
+    func openStatements() throws -> Statements {
+        guard let statements else { throw AssetsError.closed(path: path) }
+        return statements
+    }
+
+    // MARK: Reading
+
+    /// Returns the live entry for `key` and records the access in memory; an expired row is
+    /// deleted and is a miss. The flag says a batch of access times is due to be saved.
+    func readEntry(forKey key: CacheKey) throws -> (entry: CacheEntry?, needsFlush: Bool) {
+        let statements = try openStatements()
+        let now = configuration.now()
+        // A nil entry is a row whose size disagrees with its bytes (the CHECK constraint makes that
+        // impossible unless the file was edited): a miss, like an expired row.
+        let found = try statements.select.withReset { query -> (rowID: Int64, entry: CacheEntry?)? in
+            try query.bindBlob(utf8Of: key.rawValue, at: 1)
+            guard try query.step() else { return nil }
+            let data = query.data(at: 9)
+            guard query.int64(at: 1) == Int64(data.count) else { return (query.int64(at: 0), nil) }
+            let metadata = CacheMetadata(
+                created: Date(timeIntervalSinceReferenceDate: query.double(at: 2)),
+                lastAccess: now,
+                expires: query.optionalDouble(at: 4).map(Date.init(timeIntervalSinceReferenceDate:)),
+                freshUntil: query.optionalDouble(at: 5).map(Date.init(timeIntervalSinceReferenceDate:)),
+                etag: query.text(at: 6),
+                lastModified: query.text(at: 7),
+                contentType: query.text(at: 8)
+            )
+            return (query.int64(at: 0), CacheEntry(data: data, metadata: metadata))
+        }
+        guard let found else {
+            counters.misses += 1
+            return (nil, false)
+        }
+        guard let entry = found.entry, !entry.isExpired(at: now) else {
+            counters.misses += 1
+            // Still a miss if the delete fails; the next read or removeExpired() tries again.
+            try? removeEntry(forKey: key)
+            return (nil, false)
+        }
+        counters.hits += 1
+        unsavedAccess[found.rowID] = now.timeIntervalSinceReferenceDate
+        let needsFlush = unsavedAccess.count >= configuration.accessTimeBatchSize && !isFlushScheduled
+        if needsFlush { isFlushScheduled = true }
+        return (entry, needsFlush)
+    }
+
+    // MARK: Statistics, invariants, closing
+
+    /// The counters with the current count and size; cost is bytes.
+    func snapshot() -> CacheStatistics {
+        var statistics = counters
+        statistics.count = count
+        statistics.bytes = totalBytes
+        statistics.cost = totalBytes
+        return statistics
+    }
+
+    /// Checks the in-memory sums against the table, the size limit, and the file's structure.
+    func checkInvariants() throws {
+        guard statements != nil else { return }
+        let rows = try connection.integers("SELECT COUNT(*) FROM entries", operation: "count entries")
+        let bytes = try connection.integers("SELECT COALESCE(SUM(size), 0) FROM entries", operation: "sum sizes")
+        precondition(rows.first == Int64(count), "SQLiteBackend count \(count) differs from the table's \(rows)")
+        precondition(bytes.first == Int64(totalBytes), "SQLiteBackend size \(totalBytes) differs from \(bytes)")
+        precondition(totalBytes <= configuration.sizeLimit, "SQLiteBackend over its size limit")
+        let ids = try connection.integers("SELECT rowid FROM entries", operation: "list entries")
+        precondition(Set(unsavedAccess.keys).isSubset(of: Set(ids)), "an unsaved access time has no row")
+        let check = try connection.strings("PRAGMA quick_check", operation: "check the file")
+        precondition(check == ["ok"], "SQLite quick_check: \(check)")
+    }
+
+    /// Saves pending access times, frees the statements and closes the connection (which
+    /// checkpoints the WAL into the file). Safe to call twice.
+    func close() {
+        guard let statements else { return }
+        try? flushAccessTimes()
+        for statement in statements.all { statement.finalize() }
+        self.statements = nil
+        connection.close()
+    }
+}

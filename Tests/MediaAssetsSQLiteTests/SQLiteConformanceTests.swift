@@ -1,0 +1,40 @@
+import Foundation
+import MediaAssets
+import MediaAssetsSQLite
+import TestSupport
+import Testing
+
+/// The shared conformance suite, unchanged, over a SQLite file in the fixture's temporary directory.
+@Suite("SQLiteBackend conformance")
+struct SQLiteConformanceTests {
+    @Test(
+        arguments: [
+            BackendFixture("sqlite") { dir in
+                try SQLiteBackend(path: dir.appending("cache.sqlite"), sizeLimit: 64 << 20)
+            }
+        ],
+        BackendConformance.allCases
+    )
+    func conformance(fixture: BackendFixture, check: BackendConformance) async throws {
+        try await fixture.withBackend { try await check.check($0) }
+    }
+
+    @Test func registersAsAUserWouldWriteIt() async throws {
+        // Given a manager and a SQLite backend registered for a custom storage type and for .disk
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let manager = try AssetsManager(configuration: .init(usesDiskCache: false))
+        manager.register(try SQLiteBackend(path: directory.appending("cache.sqlite")), for: .custom("sqlite"))
+        manager.register(try SQLiteBackend(path: directory.appending("disk.sqlite")), for: .disk)
+
+        // When data goes through the manager
+        try await manager.writeData(Data("through the manager".utf8), forKey: "k", storageType: .custom("sqlite"))
+        try await manager.writeData(Data("in place of disk".utf8), forKey: "k", storageType: .disk)
+
+        // Then each storage type reads back from its own file
+        let custom = try await manager.readData(forKey: "k", storageType: .custom("sqlite"))
+        let disk = try await manager.readData(forKey: "k", storageType: .disk)
+        #expect(custom == Data("through the manager".utf8))
+        #expect(disk == Data("in place of disk".utf8))
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import MediaAssets
+@testable import MediaAssetsSQLite
+import TestSupport
+
+/// A database file in a fresh temporary directory, with a clock the test moves by hand.
+struct SQLiteTestFile {
+    let directory: TemporaryDirectory
+    let url: URL
+    let clock = TestClock()
+
+    init(_ name: String = "cache.sqlite") throws {
+        directory = try TemporaryDirectory("sqlite")
+        url = directory.appending(name)
+    }
+
+    /// Opens a backend on the file with the test's clock.
+    func open(
+        sizeLimit: Int = 1 << 20, accessTimeBatchSize: Int = 256, busyTimeout: Duration = .seconds(2)
+    ) throws -> SQLiteBackend {
+        try SQLiteBackend(
+            configuration: .init(
+                path: url, sizeLimit: sizeLimit, accessTimeBatchSize: accessTimeBatchSize,
+                busyTimeout: busyTimeout, now: clock.now
+            )
+        )
+    }
+
+    /// The file's bytes now.
+    func bytes() throws -> Data { try Data(contentsOf: url) }
+
+    /// Runs SQL on the file through a bare connection (to build foreign or damaged databases).
+    func execute(_ sql: String) throws {
+        let connection = try SQLiteConnection(path: url.path)
+        defer { connection.close() }
+        try connection.execute(sql, operation: "prepare the test file")
+    }
+
+    func remove() { directory.remove() }
+}
+
+/// `count` bytes that say which key and version they belong to, so a torn or mixed value shows.
+func payload(_ tag: Int, count: Int) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: tag &* 131 &+ $0 / 7) })
+}
+
+extension SQLiteBackend {
+    /// Whether `key` is stored, without counting a hit or a miss in a way the test depends on.
+    func contains(_ key: CacheKey) async throws -> Bool { try await entry(forKey: key) != nil }
+}
