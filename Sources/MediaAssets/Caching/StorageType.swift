@@ -50,3 +50,15 @@ public struct LRUCacheType: RawRepresentable, Sendable, Hashable, ExpressibleByS
     /// Video chunks kept in memory.
     public static let video = LRUCacheType(rawValue: "video")
 }
+
+extension StorageType {
+    /// The memory partition a util keeps decoded objects in for this storage type: `.lru(t)` for
+    /// `.lru(t)` and `.hybrid(t)`, none for byte-only storage (`.disk`, `.custom`), where every
+    /// hit is decoded anew.
+    public var memoryPartition: StorageType? {
+        switch self {
+        case .lru(let type), .hybrid(let type): return .lru(type)
+        case .disk, .custom: return nil
+        }
+    }
+}

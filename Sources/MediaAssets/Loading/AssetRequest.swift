@@ -39,7 +39,8 @@ public struct AssetRequest: Sendable, Hashable {
 
         public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
 
-        var taskPriority: TaskPriority {
+        /// The task priority work for a request of this priority runs at.
+        public var taskPriority: TaskPriority {
             switch self {
             case .veryLow, .low: return .low
             case .normal: return .medium

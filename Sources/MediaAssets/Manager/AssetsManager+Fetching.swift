@@ -20,12 +20,19 @@ extension AssetsManager {
     /// retried per `configuration.retryPolicy`. A response with `Cache-Control: no-store` is
     /// returned but not stored.
     ///
+    /// `decode`, when given, runs on every response before anything is stored (a 200's body, or
+    /// the kept bytes after a 304): the object it returns is stored beside the bytes (memory
+    /// backends keep it) and returned in the entry; if it throws, nothing is stored and every asker
+    /// gets its error — so an invalid download is never persisted. Asks that join a fetch under
+    /// way share the first asker's `decode`.
+    ///
     /// - Throws: `AssetsError.httpStatus`, `.networkFailure`, `.lengthMismatch`,
-    ///   `.responseTooLarge`, `.notCached` (for `.cacheOnly`), or `CancellationError`.
+    ///   `.responseTooLarge`, `.notCached` (for `.cacheOnly`), `decode`'s error, or `CancellationError`.
     public func entry(
         for request: AssetRequest,
         storageType: StorageType = .disk,
-        progress: (@Sendable (FetchProgress) -> Void)? = nil
+        progress: (@Sendable (FetchProgress) -> Void)? = nil,
+        decode: (@Sendable (Data) throws -> DecodedObject)? = nil
     ) async throws -> CacheEntry {
         let key = cacheKey(for: request)
         let backend = try backend(for: storageType)
@@ -43,7 +50,9 @@ extension AssetsManager {
         return try await requestPool.value(for: fetchKey, priority: request.priority.taskPriority, progress: progress) {
             [self] report in
             do {
-                return try await fetch(request, key: key, into: backend, revalidating: validator, report: report)
+                return try await fetch(
+                    request, key: key, into: backend, revalidating: validator, decode: decode, report: report
+                )
             } catch {
                 fetchCounters.withLock { $0.failures += 1 }
                 throw error
@@ -110,8 +119,8 @@ extension AssetsManager {
     }
 
     private func fetch(
-        _ request: AssetRequest, key: CacheKey, into backend: any CacheBackend,
-        revalidating cached: CacheEntry?, report: @escaping @Sendable (FetchProgress) -> Void
+        _ request: AssetRequest, key: CacheKey, into backend: any CacheBackend, revalidating cached: CacheEntry?,
+        decode: (@Sendable (Data) throws -> DecodedObject)?, report: @escaping @Sendable (FetchProgress) -> Void
     ) async throws -> CacheEntry {
         var urlRequest = URLRequest(url: request.url)
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
@@ -134,6 +143,7 @@ extension AssetsManager {
             entry.metadata.lastAccess = now
             if let etag = response.header("etag") { entry.metadata.etag = etag }
             if let lastModified = response.header("last-modified") { entry.metadata.lastModified = lastModified }
+            if let decode, entry.decoded == nil { entry.decoded = try decode(entry.data) }
             if !freshness.noStore { try await backend.store(entry, forKey: key) }
             return entry
         }
@@ -147,7 +157,7 @@ extension AssetsManager {
             lastModified: response.header("last-modified"),
             contentType: response.header("content-type")
         )
-        let entry = CacheEntry(data: response.data, metadata: metadata)
+        let entry = CacheEntry(data: response.data, metadata: metadata, decoded: try decode?(response.data))
         if !freshness.noStore { try await backend.store(entry, forKey: key) }
         return entry
     }

@@ -1,0 +1,142 @@
+import Foundation
+import MediaAssets
+@testable import MediaAssetsAnimation
+import SampleOrigin
+import TestSupport
+import Testing
+
+@Suite("AnimationUtil")
+struct AnimationUtilTests {
+    private struct Environment {
+        let origin = SampleOrigin()
+        let directory: TemporaryDirectory
+        let manager: AssetsManager
+        let util: AnimationUtil
+
+        init() throws {
+            try origin.start()
+            directory = try TemporaryDirectory()
+            manager = try AssetsManager.forTesting(directory: directory)
+            util = AnimationUtil(manager: manager)
+        }
+
+        func tearDown() {
+            origin.stop()
+            directory.remove()
+        }
+
+        func serve(_ path: String, _ json: String, gated: Bool = false) -> URL {
+            origin.register(path, data: Data(json.utf8), contentType: "application/json")
+            if gated { origin.setBehavior(path, .init(gated: true)) }
+            return origin.url(for: path)
+        }
+    }
+
+    @Test func tenConcurrentAsksMakeOneRequestAndOneParse() async throws {
+        // Given a gated animation, so all ten asks overlap
+        let environment = try Environment()
+        defer { environment.tearDown() }
+        let url = environment.serve("/shapes.json", LottieFixtures.shapes, gated: true)
+
+        // When ten tasks ask for it at once
+        let animations = try await withThrowingTaskGroup(of: LottieAnimation.self) { group in
+            for _ in 0..<10 { group.addTask { try await environment.util.animation(for: url) } }
+            try await environment.origin.waitForInFlight(path: "/shapes.json", count: 1)
+            try await waitUntil("the other nine asks joined the load") { environment.util.pendingJoinCount == 9 }
+            environment.origin.release("/shapes.json")
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        // Then one request, one parse, and every asker has the same model
+        #expect(animations.count == 10)
+        #expect(Set(animations.map(\.layers.count)) == [2])
+        #expect(environment.origin.requestCount(for: "/shapes.json") == 1)
+        #expect(environment.util.statistics.parses == 1)
+        #expect(environment.util.statistics.networkFetches == 1)
+    }
+
+    @Test func memoryHitsParseNothingAndStorageHitsParseOnce() async throws {
+        let environment = try Environment()
+        defer { environment.tearDown() }
+        let url = environment.serve("/precomp.json", LottieFixtures.precompositions)
+
+        // First ask downloads and parses; the next ones come from memory with no parse
+        let first = try await environment.util.animation(for: url)
+        for _ in 0..<5 { #expect(try await environment.util.animation(for: url) == first) }
+        #expect(environment.util.statistics.parses == 1)
+        #expect(environment.util.statistics.memoryHits == 5)
+
+        // After memory is trimmed, the bytes on disk are parsed once and kept in memory again
+        await environment.manager.trimMemory()
+        #expect(try await environment.util.animation(for: url) == first)
+        #expect(try await environment.util.animation(for: url) == first)
+        #expect(environment.util.statistics.parses == 2)
+        #expect(environment.util.statistics.storageHits == 1)
+        #expect(environment.util.statistics.memoryHits == 6)
+        #expect(environment.origin.requestCount(for: "/precomp.json") == 1)
+    }
+
+    @Test func memoryCostIsTheModelsEstimateNotAnItemCount() async throws {
+        let environment = try Environment()
+        defer { environment.tearDown() }
+        let url = environment.serve("/shapes.json", LottieFixtures.shapes)
+        let animation = try await environment.util.animation(for: url)
+
+        let memory = await environment.manager.statistics()[.lru(.lottie)]
+        #expect(memory?.cost == animation.estimatedMemoryCost)
+        #expect(animation.estimatedMemoryCost > animation.data.count)
+    }
+
+    @Test(arguments: [
+        #"{"fr":30,"ip":0,"op":60,"w":100,"h":100,"layers":["#,
+        #"{"fr":0,"ip":0,"op":60,"w":100,"h":100,"layers":[]}"#,
+        "not json at all",
+    ])
+    func invalidDownloadIsNeverPersisted(json: String) async throws {
+        // Given an invalid animation at the origin
+        let environment = try Environment()
+        defer { environment.tearDown() }
+        let url = environment.serve("/bad.json", json)
+
+        // When it is asked for, a typed error comes back
+        await #expect(throws: LottieError.self) { try await environment.util.animation(for: url) }
+
+        // Then nothing reached memory or disk, and the file counts as rejected
+        let key = environment.manager.cacheKey(for: AssetRequest(url: url))
+        #expect(try await environment.manager.readData(forKey: key, storageType: .disk) == nil)
+        #expect(try await environment.manager.readData(forKey: key, storageType: .lru(.lottie)) == nil)
+        #expect(environment.util.statistics.rejectedFiles == 1)
+    }
+
+    @Test func corruptBytesInStorageAreRemovedAndReported() async throws {
+        let environment = try Environment()
+        defer { environment.tearDown() }
+        let url = environment.origin.url(for: "/never-served.json")
+        let key = environment.manager.cacheKey(for: AssetRequest(url: url))
+        try await environment.manager.writeData(Data("{broken".utf8), forKey: key, storageType: .disk)
+
+        await #expect(throws: LottieError.self) { try await environment.util.animation(for: url) }
+        #expect(try await environment.manager.readData(forKey: key, storageType: .disk) == nil)
+    }
+
+    @Test func dotLottieArchivesAreParsedAndCached() async throws {
+        // Given a dotLottie v2 archive with one animation and one image
+        let environment = try Environment()
+        defer { environment.tearDown() }
+        var zip = TestZipWriter()
+        zip.add("manifest.json", text: #"{"version":"2","animations":[{"id":"intro"}]}"#)
+        zip.add("a/intro.json", text: LottieFixtures.shapes)
+        zip.add("i/img_0.png", Data([0x89, 0x50, 0x4E, 0x47]))
+        environment.origin.register("/intro.lottie", data: zip.archive(), contentType: "application/zip")
+        let url = environment.origin.url(for: "/intro.lottie")
+
+        let archive = try await environment.util.dotLottie(for: url)
+        let again = try await environment.util.dotLottie(for: url)
+
+        #expect(archive.animations.map(\.id) == ["intro"])
+        #expect(archive.images.keys.sorted() == ["img_0.png"])
+        #expect(again == archive)
+        #expect(environment.util.statistics.parses == 1)
+        #expect(environment.util.statistics.memoryHits == 1)
+    }
+}
