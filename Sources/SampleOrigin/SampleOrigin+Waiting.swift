@@ -6,7 +6,7 @@ extension SampleOrigin {
     ///
     /// - Throws: ``SampleOriginError/timedOut(condition:path:timeout:)`` after `timeout`, or
     ///   `CancellationError` when the task is cancelled.
-    public func waitForRequests(path: String, count: Int, timeout: Duration = .seconds(10)) async throws {
+    public func waitForRequests(path: String, count: Int, timeout: Duration = .seconds(90)) async throws {
         try await waitUntil("\(count) requests", path: path, timeout: timeout) {
             requestCount(for: path) >= count
         }
@@ -16,7 +16,7 @@ extension SampleOrigin {
     /// a gate).
     ///
     /// - Throws: ``SampleOriginError/timedOut(condition:path:timeout:)`` after `timeout`.
-    public func waitForInFlight(path: String, count: Int, timeout: Duration = .seconds(10)) async throws {
+    public func waitForInFlight(path: String, count: Int, timeout: Duration = .seconds(90)) async throws {
         try await waitUntil("\(count) requests in flight", path: path, timeout: timeout) {
             inFlight(for: path) >= count
         }
@@ -25,7 +25,7 @@ extension SampleOrigin {
     /// Returns once at least `count` requests to `path` have finished (answered, cut off or abandoned).
     ///
     /// - Throws: ``SampleOriginError/timedOut(condition:path:timeout:)`` after `timeout`.
-    public func waitForFinishedRequests(path: String, count: Int, timeout: Duration = .seconds(10)) async throws {
+    public func waitForFinishedRequests(path: String, count: Int, timeout: Duration = .seconds(90)) async throws {
         try await waitUntil("\(count) finished requests", path: path, timeout: timeout) {
             requests(for: path).filter(\.isFinished).count >= count
         }
@@ -34,13 +34,17 @@ extension SampleOrigin {
     /// Returns once a request to `path` was recorded with ``RequestRecord/clientClosedEarly``.
     ///
     /// - Throws: ``SampleOriginError/timedOut(condition:path:timeout:)`` after `timeout`.
-    public func waitUntilClientClosed(path: String, timeout: Duration = .seconds(10)) async throws {
+    public func waitUntilClientClosed(path: String, timeout: Duration = .seconds(90)) async throws {
         try await waitUntil("a client closing early", path: path, timeout: timeout) {
             requests(for: path).contains { $0.clientClosedEarly }
         }
     }
 
     /// Polls `condition` until it holds, bounded by `timeout`.
+    ///
+    /// The default bound (90 s) is long because callers share the cooperative thread pool with other
+    /// work: a poll can be delayed by seconds on a busy 2-core machine. It catches what never
+    /// happens, not what is slow.
     private func waitUntil(
         _ description: String,
         path: String,

@@ -138,7 +138,7 @@ struct BehaviorTests {
         let body = OriginTestSupport.payload(count: 1 << 20)
         let origin = try OriginTestSupport.startedOrigin(["/slow": body])
         defer { origin.stop() }
-        origin.setBehavior("/slow", .init(throttle: .init(pieceSize: 16 * 1024, delay: .milliseconds(50))))
+        origin.setBehavior("/slow", .init(throttle: .init(pieceSize: 2 * 1024, delay: .milliseconds(50))))
         let session = OriginTestSupport.makeSession()
         defer { session.invalidateAndCancel() }
         let task = session.dataTask(with: origin.url(for: "/slow")) { _, _, _ in }

@@ -72,7 +72,7 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
             #expect(entry != nil)
             #expect(entry?.data.isEmpty == true)
         case .largeData:
-            let data = Data((0..<Self.largeEntrySize).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) })
+            let data = testBytes(count: Self.largeEntrySize, seed: 99)
             try await backend.store(CacheEntry(data: data), forKey: "large")
             #expect(try await backend.entry(forKey: "large")?.data == data)
         case .expiry:

@@ -81,7 +81,7 @@ struct CoalescingTests {
         defer { directory.remove() }
         let manager = try AssetsManager.forTesting(directory: directory)
         origin.register("/slow.bin", data: testBytes(count: 4 << 20), contentType: "application/octet-stream")
-        origin.setBehavior("/slow.bin", .init(throttle: .init(pieceSize: 16_384, delay: .milliseconds(20))))
+        origin.setBehavior("/slow.bin", .init(throttle: .init(pieceSize: 4_096, delay: .milliseconds(20))))
         let request = AssetRequest(url: origin.url(for: "/slow.bin"))
         let askers = (0..<2).map { _ in Task { try await manager.data(for: request) } }
         try await waitUntil("one ask joined") { manager.fetchStatistics.joins == 1 }
