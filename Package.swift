@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MediaAssets", targets: ["MediaAssets"]),
         .library(name: "MediaAssetsImage", targets: ["MediaAssetsImage"]),
         .library(name: "MediaAssetsAnimation", targets: ["MediaAssetsAnimation"]),
+        .library(name: "MediaAssetsVideo", targets: ["MediaAssetsVideo"]),
         .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
         .executable(name: "benchmarks", targets: ["benchmarks"]),
@@ -27,6 +28,7 @@ let package = Package(
         .target(name: "MediaAssets"),
         .target(name: "MediaAssetsImage", dependencies: ["MediaAssets", "CJPEG", "CPNG"]),
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "CZlib"]),
+        .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
 
         // The loopback HTTP origin of the tests and examples, and test support
@@ -37,7 +39,8 @@ let package = Package(
         .executableTarget(
             name: "benchmarks",
             dependencies: [
-                "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsSQLite", "CZlib", "SampleOrigin",
+                "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
+                "CZlib", "SampleOrigin",
             ],
             path: "Benchmarks"
         ),
@@ -46,6 +49,7 @@ let package = Package(
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
+        .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(
             name: "MediaAssetsImageTests",
             dependencies: ["MediaAssetsImage", "CJPEG", "CPNG", "TestSupport", "SampleOrigin"]

@@ -11,9 +11,12 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("disk", runDiskBenchmarks),
     ("sqlite", runSQLiteBenchmarks),
+    ("loading", runLoadingBenchmarks),
     ("image-codecs", runImageCodecBenchmarks),
     ("image-processing", runImageProcessingBenchmarks),
+    ("avatar-pipeline", runAvatarPipelineBenchmarks),
     ("animation", runAnimationParsingBenchmarks),
+    ("video", runVideoBenchmarks),
 ]
 
 let table = BenchmarkTable()

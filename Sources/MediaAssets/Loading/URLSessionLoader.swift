@@ -53,7 +53,12 @@ public final class URLSessionLoader: DataLoading {
     private static func makeSession(_ configuration: URLSessionConfiguration, _ delegate: SessionDelegate) -> URLSession {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        // Callbacks run straight on the delegate's own serial dispatch queue: a default
+        // OperationQueue costs a scheduling round trip per body chunk.
+        let delegateQueue = OperationQueue()
+        delegateQueue.maxConcurrentOperationCount = 1
+        delegateQueue.underlyingQueue = delegate.callbackQueue
+        return URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     /// Loads `request` with a data task; cancelling the calling task cancels the data task.
@@ -86,6 +91,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     private let tasks = Mutex<[Int: Transfer]>([:])
+    /// Where the session delivers callbacks (an OperationQueue holds its underlying queue unowned).
+    let callbackQueue = DispatchQueue(label: "MediaAssets.URLSessionLoader.callbacks")
 
     func begin(
         _ task: URLSessionDataTask, continuation: CheckedContinuation<DataResponse, Error>,
@@ -116,17 +123,20 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let update = tasks.withLock { tasks -> (handler: (@Sendable (FetchProgress) -> Void)?, progress: FetchProgress, tooLarge: Bool)? in
-            guard var transfer = tasks[dataTask.taskIdentifier] else { return nil }
-            transfer.body.append(data)
-            let tooLarge = transfer.body.count > transfer.maxResponseSize
-            if tooLarge, let url = dataTask.originalRequest?.url {
-                transfer.failure = .responseTooLarge(url: url, limit: transfer.maxResponseSize)
-                transfer.body = Data()
+        typealias Update = (handler: (@Sendable (FetchProgress) -> Void)?, progress: FetchProgress, tooLarge: Bool)
+        let update = tasks.withLock { tasks -> Update? in
+            // Mutated in place: copying the transfer out would copy the whole body on every append.
+            guard tasks[dataTask.taskIdentifier] != nil else { return nil }
+            tasks[dataTask.taskIdentifier]!.body.append(data)
+            let transfer = tasks[dataTask.taskIdentifier]!
+            let received = transfer.body.count
+            let progress = FetchProgress(receivedBytes: Int64(received), expectedBytes: transfer.expectedBytes)
+            guard received > transfer.maxResponseSize, let url = dataTask.originalRequest?.url else {
+                return (transfer.progress, progress, false)
             }
-            tasks[dataTask.taskIdentifier] = transfer
-            let progress = FetchProgress(receivedBytes: Int64(transfer.body.count), expectedBytes: transfer.expectedBytes)
-            return (transfer.progress, progress, tooLarge)
+            tasks[dataTask.taskIdentifier]!.failure = .responseTooLarge(url: url, limit: transfer.maxResponseSize)
+            tasks[dataTask.taskIdentifier]!.body = Data()
+            return (nil, progress, true)
         }
         guard let update else { return }
         if update.tooLarge {

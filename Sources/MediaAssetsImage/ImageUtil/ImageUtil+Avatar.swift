@@ -1,0 +1,55 @@
+import MediaAssets
+
+extension ImageUtil {
+    /// Returns `avatar` in its style, as Navi's AvatarPod does: memory, then the app's styled image, then
+    /// the app's original (styled here), then the normal lookup and the network.
+    ///
+    /// After rendering the style from a downloaded or stored original, calls
+    /// `avatar.save(originalImage:styledImage:)` so the app can keep both. Uses
+    /// `configuration.avatarStorageType`.
+    ///
+    /// - Throws: as `image(for:style:storageType:)`.
+    public func avatar(_ avatar: some Avatar) async throws -> Image {
+        let request = AssetRequest(url: avatar.url, version: avatar.version)
+        let style = avatar.style
+        let storageType = configuration.avatarStorageType
+        if let image = memoryImage(for: request, style: style, storageType: storageType) { return image }
+        if let styled = avatar.localStyledImage { return styled }
+        if let original = avatar.localOriginalImage {
+            do {
+                let styled = try renderer.render(original, style: style)
+                counters.withLock { $0.renders += 1 }
+                return styled
+            } catch {
+                counters.withLock { $0.failures += 1 }
+                throw ImageUtilError.renderingFailed(url: avatar.url, style: style.identifier, reason: "\(error)")
+            }
+        }
+        let rendition = try await rendition(for: request, style: style, storageType: storageType)
+        if case .original = rendition.source, let original = rendition.original {
+            avatar.save(originalImage: original, styledImage: rendition.image)
+        }
+        return rendition.image
+    }
+
+    /// Shows `avatar` through `deliver`, standing in for Navi's `UIImageView.navi_setAvatar`.
+    ///
+    /// Before returning, delivers the image memory holds, or else the placeholder (if any). Otherwise the
+    /// final image follows from a background task. A failure delivers nothing more (the placeholder
+    /// stays); call `avatar(_:)` to see the error. Cancel the returned binding when the consumer is reused.
+    public func setAvatar(_ avatar: some Avatar, deliver: @escaping @Sendable (Image) -> Void) -> AvatarBinding {
+        let request = AssetRequest(url: avatar.url, version: avatar.version)
+        let binding = AvatarBinding()
+        if let image = memoryImage(for: request, style: avatar.style, storageType: configuration.avatarStorageType) {
+            deliver(image)
+            return binding
+        }
+        if let placeholder = avatar.placeholderImage { deliver(placeholder) }
+        let task = Task { [self] in
+            guard let image = try? await self.avatar(avatar) else { return }
+            binding.deliver(image, to: deliver)
+        }
+        binding.attach(task)
+        return binding
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import MediaAssets
+
+extension ImageUtil {
+    /// Steps 3 and 4: the original's bytes, from storage or the network, decoded toward `targetSize`.
+    ///
+    /// A decode toward a larger size already under way for the same original is joined: its result still
+    /// covers `targetSize`. Bytes that fail to decode are removed from the cache before the error is thrown.
+    func decodedOriginal(
+        _ request: AssetRequest, targetSize: PixelSize?, layout: StorageLayout
+    ) async throws -> DecodedOriginal {
+        let originalKey = manager.cacheKey(for: request)
+        let source = OriginalSource(
+            originalKey: originalKey, storageType: layout.original, cachePolicy: request.cachePolicy
+        )
+        let decodeSize = decodeSizes.withLock { $0._enter(source, target: targetSize) }
+        defer { decodeSizes.withLock { $0._leave(source, size: decodeSize) } }
+        let key = OriginalKey(source: source, targetSize: decodeSize)
+        return try await originals.value(for: key, priority: request.priority.taskPriority) { [self] _ in
+            let (entry, fetched) = try await originalEntry(request, key: originalKey, layout: layout)
+            do {
+                let image = try renderer.decode(entry.data, targetSize: decodeSize)
+                counters.withLock { $0.decodes += 1 }
+                return DecodedOriginal(image: image, entry: entry, fetched: fetched)
+            } catch let error as ImageError {
+                try? await manager.removeData(forKey: originalKey, storageType: layout.original)
+                if let memory = layout.memory, memory != layout.original {
+                    try? await manager.removeData(forKey: originalKey, storageType: memory)
+                }
+                throw ImageUtilError.undecodable(url: request.url, key: originalKey, reason: error)
+            }
+        }
+    }
+
+    /// The original's entry: a fresh stored one (a disk hit), else the manager's fetch (which revalidates a
+    /// stale one and coalesces downloads).
+    private func originalEntry(
+        _ request: AssetRequest, key: CacheKey, layout: StorageLayout
+    ) async throws -> (CacheEntry, fetched: Bool) {
+        let policy = request.cachePolicy
+        if policy == .useCache || policy == .cacheOnly,
+            let stored = try await manager.entry(forKey: key, storageType: layout.original),
+            policy == .cacheOnly || isFresh(stored)
+        {
+            counters.withLock { $0.diskHits += 1 }
+            return (stored, false)
+        }
+        if policy == .cacheOnly { throw AssetsError.notCached(key: key) }
+        counters.withLock { $0.networkFetches += 1 }
+        return (try await manager.entry(for: request, storageType: layout.original), true)
+    }
+
+    private func isFresh(_ entry: CacheEntry) -> Bool {
+        guard let freshUntil = entry.metadata.freshUntil else { return true }
+        return freshUntil > manager.configuration.now()
+    }
+}

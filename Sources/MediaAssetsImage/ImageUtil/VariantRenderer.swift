@@ -1,0 +1,76 @@
+import Foundation
+
+/// The CPU half of `ImageUtil`: decodes bytes toward a style's size, renders the style, encodes the variant.
+///
+/// Pure functions of their input, safe to call from any task. `ImageUtil` runs every decode, render and
+/// encode through one of these; benchmarks and tools can run the same pipeline without a manager:
+///
+/// ```swift
+/// let renderer = VariantRenderer()
+/// let styled = try renderer.render(try renderer.decode(jpegBytes, for: .circle(diameter: 96)),
+///                                  style: .circle(diameter: 96))
+/// let stored = try renderer.encode(styled)   // PNG, since the corners are transparent
+/// ```
+public struct VariantRenderer: Sendable {
+    /// An encoded variant and the format chosen for it.
+    public struct EncodedVariant: Sendable, Hashable {
+        /// The encoded bytes.
+        public var data: Data
+        /// Their format.
+        public var format: ImageFormat
+    }
+
+    /// Decoder limits and orientation handling; `targetSize` is replaced per call.
+    public var decodingOptions: ImageDecodingOptions
+    /// PNG for transparent variants and JPEG otherwise, or always PNG.
+    public var variantFormat: ImageUtil.VariantFormat
+    /// The zlib level (0...9) of PNG variants.
+    public var pngCompressionLevel: Int
+
+    /// Creates a renderer with an `ImageUtil` configuration's codec settings.
+    public init(configuration: ImageUtil.Configuration = ImageUtil.Configuration()) {
+        self.decodingOptions = configuration.decodingOptions
+        self.variantFormat = configuration.variantFormat
+        self.pngCompressionLevel = configuration.pngCompressionLevel
+    }
+
+    /// Decodes `data` for `style`: a JPEG is downsampled by libjpeg's DCT scaling toward `style.targetSize`
+    /// (still covering it), unless `downsampling` is false.
+    ///
+    /// - Throws: `ImageError` for corrupt, truncated, oversized or unknown input.
+    public func decode(_ data: Data, for style: AvatarStyle, downsampling: Bool = true) throws -> Image {
+        try decode(data, targetSize: downsampling ? style.targetSize : nil)
+    }
+
+    /// Decodes `data`, downsampling a JPEG toward `targetSize` when given (full size when `nil`).
+    ///
+    /// - Throws: `ImageError`
+    public func decode(_ data: Data, targetSize: PixelSize?) throws -> Image {
+        var options = decodingOptions
+        options.targetSize = targetSize
+        return try ImageDecoder.decode(data, options: options)
+    }
+
+    /// Returns `image` styled by `style` (`.original` returns it unchanged).
+    ///
+    /// - Throws: `ImageProcessingError`, or a freeform transform's error.
+    public func render(_ image: Image, style: AvatarStyle) throws -> Image {
+        try style.process(image)
+    }
+
+    /// Encodes a variant as `variantFormat` says: PNG with alpha when any pixel is transparent, else JPEG.
+    ///
+    /// - Throws: `ImageError.encodingFailed`
+    public func encode(_ image: Image) throws -> EncodedVariant {
+        switch variantFormat {
+        case .automatic(let quality) where !image.hasTransparency:
+            return EncodedVariant(data: try ImageEncoder.jpeg(image, quality: quality), format: .jpeg)
+        case .automatic, .png:
+            return EncodedVariant(data: try png(image), format: .png)
+        }
+    }
+
+    private func png(_ image: Image) throws -> Data {
+        try ImageEncoder.png(image, compressionLevel: pngCompressionLevel)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import MediaAssets
+
+/// Errors of `VideoUtil`: bad ranges, and responses that do not fit what was asked.
+///
+/// Whenever one of these is thrown for a response, nothing from that response was cached.
+public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The requested range is empty or reaches outside the resource's `length` bytes.
+    case invalidRange(url: URL, requested: Range<Int>, length: Int)
+    /// A 206 answered with a `Content-Range` other than the one requested (`actual` is the header as sent).
+    case contentRangeMismatch(url: URL, expected: Range<Int>, actual: String?)
+    /// The body of a range response is shorter or longer than the range.
+    case shortBody(url: URL, expected: Range<Int>, receivedBytes: Int)
+    /// The resource's total length changed while its validators said it had not.
+    case lengthChanged(url: URL, expected: Int, actual: Int)
+    /// The resource changed at the origin after a stream had already delivered some of the old bytes.
+    case resourceChanged(url: URL)
+    /// The request for `range` failed (transport, HTTP status, or a body shorter than its `Content-Length`).
+    case fetchFailed(url: URL, range: Range<Int>, underlying: AssetsError)
+
+    public var description: String {
+        switch self {
+        case .invalidRange(let url, let requested, let length):
+            return "The range \(Self.text(requested)) of \(url.absoluteString) is empty or outside its "
+                + "\(length) bytes."
+        case .contentRangeMismatch(let url, let expected, let actual):
+            return "The server answered \(url.absoluteString) with Content-Range \(actual ?? "(none)") where "
+                + "bytes \(Self.text(expected)) were asked; nothing was cached."
+        case .shortBody(let url, let expected, let receivedBytes):
+            return "The server sent \(receivedBytes) bytes for bytes \(Self.text(expected)) of "
+                + "\(url.absoluteString); nothing was cached."
+        case .lengthChanged(let url, let expected, let actual):
+            return "The length of \(url.absoluteString) changed from \(expected) to \(actual) bytes under the "
+                + "same validators; nothing was cached."
+        case .resourceChanged(let url):
+            return "\(url.absoluteString) changed at the origin while it was being read; read it again."
+        case .fetchFailed(let url, let range, let underlying):
+            return "Fetching bytes \(Self.text(range)) of \(url.absoluteString) failed: \(underlying.description)"
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    /// A byte range as HTTP writes it (inclusive end), or "(empty)".
+    private static func text(_ range: Range<Int>) -> String {
+        range.isEmpty ? "(empty at \(range.lowerBound))" : "\(range.lowerBound)-\(range.upperBound - 1)"
+    }
+}

@@ -1,0 +1,26 @@
+/// Counters of a `VideoUtil` since it was created.
+public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
+    /// Bytes returned to readers from cached chunks.
+    public var bytesServedFromCache = 0
+    /// Body bytes received from the origin (probes, range fetches and full bodies).
+    public var bytesFetched = 0
+    /// Requests sent to the origin (each `load`, whatever the manager retried inside it).
+    public var rangeRequests = 0
+    /// Chunks written to the cache.
+    public var chunksStored = 0
+    /// Chunks this util stored that the backend no longer had when next read (evicted or removed).
+    public var chunksEvicted = 0
+    /// Reads that waited on a fetch another reader had started (a chunk run or a first request).
+    public var fetchesJoined = 0
+    /// Times a resource was found changed at the origin and its chunks dropped.
+    public var invalidations = 0
+
+    /// Creates zeroed counters.
+    public init() {}
+
+    public var description: String {
+        "served from cache \(bytesServedFromCache) B, fetched \(bytesFetched) B, range requests \(rangeRequests), "
+            + "chunks stored \(chunksStored), chunks evicted \(chunksEvicted), joins \(fetchesJoined), "
+            + "invalidations \(invalidations)"
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MediaAssets
+
+extension VideoUtil {
+    /// Fetches the run of chunks of `flight` with one Range request, stores them, and returns them.
+    ///
+    /// The body is cut into chunks once complete (the loader returns whole bodies); nothing is
+    /// stored from a response that does not match the request.
+    func fetchRun(_ flight: RunFlight) async throws -> [Data] {
+        let layout = ChunkLayout(chunkSize: configuration.chunkSize, length: flight.info.length)
+        let bytes = layout.byteRange(ofChunks: flight.chunks)
+        let request = rangeRequest(flight.url, bytes: bytes, info: flight.info)
+        let response = try await send(request, url: flight.url, range: bytes)
+        switch response.statusCode {
+        case 206:
+            try await checkPartial(response, url: flight.url, key: flight.key, expected: bytes, info: flight.info)
+            await storeChunks(
+                of: response.data, startingAt: flight.chunks.lowerBound, key: flight.key, info: flight.info,
+                onlyMissing: false
+            )
+            return Self.cut(response.data, startingAt: flight.chunks.lowerBound, into: flight.chunks, layout: layout)
+        case 200:
+            let body = response.data
+            try await acceptFullBody(response, url: flight.url, key: flight.key, info: flight.info)
+            await storeChunks(of: body, startingAt: 0, key: flight.key, info: flight.info, onlyMissing: true)
+            return Self.cut(body, startingAt: 0, into: flight.chunks, layout: layout)
+        case 416:
+            await invalidate(key: flight.key, old: flight.info, replacement: nil)
+            throw ReadRestart()
+        default:
+            throw VideoError.fetchFailed(
+                url: flight.url, range: bytes, underlying: .httpStatus(code: response.statusCode, url: flight.url)
+            )
+        }
+    }
+
+    /// Fetches exactly `bytes` of an uncached resource; nothing is stored.
+    func fetchExact(url: URL, key: CacheKey, info: VideoContentInfo, bytes: Range<Int>) async throws -> Data {
+        let response = try await send(rangeRequest(url, bytes: bytes, info: info), url: url, range: bytes)
+        switch response.statusCode {
+        case 206:
+            try await checkPartial(response, url: url, key: key, expected: bytes, info: info)
+            return response.data
+        case 200:
+            try await acceptFullBody(response, url: url, key: key, info: info)
+            let start = response.data.startIndex
+            return Data(response.data[(start + bytes.lowerBound)..<(start + bytes.upperBound)])
+        case 416:
+            await invalidate(key: key, old: info, replacement: nil)
+            throw ReadRestart()
+        default:
+            let status = AssetsError.httpStatus(code: response.statusCode, url: url)
+            throw VideoError.fetchFailed(url: url, range: bytes, underlying: status)
+        }
+    }
+
+    private func rangeRequest(_ url: URL, bytes: Range<Int>, info: VideoContentInfo) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.setValue("bytes=\(bytes.lowerBound)-\(bytes.upperBound - 1)", forHTTPHeaderField: "Range")
+        if let validator = info.rangeValidator { request.setValue(validator, forHTTPHeaderField: "If-Range") }
+        return request
+    }
+
+    /// Checks that a 206 holds exactly `expected` of a resource still `info.length` long.
+    private func checkPartial(
+        _ response: DataResponse, url: URL, key: CacheKey, expected: Range<Int>, info: VideoContentInfo
+    ) async throws {
+        let header = response.header("content-range")
+        guard let contentRange = ContentRange(header), let range = contentRange.range else {
+            throw VideoError.contentRangeMismatch(url: url, expected: expected, actual: header)
+        }
+        if let total = contentRange.total, total != info.length {
+            // The validators did not catch the change; forget the resource so the next read probes it.
+            await invalidate(key: key, old: info, replacement: nil)
+            throw VideoError.lengthChanged(url: url, expected: info.length, actual: total)
+        }
+        guard range == expected else {
+            throw VideoError.contentRangeMismatch(url: url, expected: expected, actual: header)
+        }
+        guard response.data.count == expected.count else {
+            throw VideoError.shortBody(url: url, expected: expected, receivedBytes: response.data.count)
+        }
+    }
+
+    /// Handles a 200 to a Range request: returns when the server merely ignores Range (same content);
+    /// when the content changed, replaces the resource with the body's and throws `ReadRestart`.
+    private func acceptFullBody(
+        _ response: DataResponse, url: URL, key: CacheKey, info: VideoContentInfo
+    ) async throws {
+        let fresh = Self.info(of: response, length: response.data.count)
+        guard info.isDifferent(from: fresh) else { return }
+        await invalidate(key: key, old: info, replacement: (fresh, response.data))
+        throw ReadRestart()
+    }
+
+    /// Drops the chunks and record of `old` content (once, however many readers find the change),
+    /// counting an invalidation, and adopts `replacement` when given.
+    func invalidate(key: CacheKey, old: VideoContentInfo, replacement: (info: VideoContentInfo, body: Data)?) async {
+        let isCurrent = state.withLock { state -> Bool in
+            guard let resource = state.resources[key], resource.info == old else { return false }
+            state.resources[key] = nil
+            state.statistics.invalidations += 1
+            return true
+        }
+        guard isCurrent else { return }
+        let layout = ChunkLayout(chunkSize: configuration.chunkSize, length: old.length)
+        // Chunks that fail to go are still rejected on read: their ETag is the old one.
+        try? await removeChunks(of: key, layouts: [layout])
+        guard let replacement else { return }
+        let resource = await adopt(replacement.info, key: key)
+        if resource.isCacheable {
+            await storeChunks(of: replacement.body, startingAt: 0, key: key, info: replacement.info, onlyMissing: false)
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import MediaAssets
+@testable import MediaAssetsImage
+import SampleOrigin
+import Testing
+import TestSupport
+
+@Suite("ImageUtil coalescing: one download, one decode, one render per style")
+struct ImageUtilCoalescingTests {
+    @Test("5 concurrent asks in each of 3 styles make 1 origin request, 1 decode and 3 renders")
+    func concurrentAsksShareWork() async throws {
+        // Given an origin that holds the download until every ask has joined
+        let harness = try ImageUtilHarness()
+        defer { harness.tearDown() }
+        let url = harness.serve("/photo.jpg", try ImageUtilFixtures.gradientJPEG())
+        harness.origin.setBehavior("/photo.jpg", SampleOrigin.Behavior(gated: true))
+        let styles = [ImageUtilFixtures.circle, ImageUtilFixtures.rectangle, ImageUtilFixtures.rounded]
+        let util = harness.util
+
+        // When 15 asks overlap
+        let results = try await withThrowingTaskGroup(of: (String, Image).self) { group in
+            for style in styles {
+                for _ in 0..<5 {
+                    group.addTask { (style.identifier, try await util.image(for: url, style: style)) }
+                }
+            }
+            try await harness.origin.waitForInFlight(path: "/photo.jpg", count: 1)
+            // 12 joins on the three renders, 2 on the one decode.
+            try await waitUntil("every ask joined a render or the decode") { util.statistics.joins == 14 }
+            harness.origin.release("/photo.jpg")
+            var results: [(String, Image)] = []
+            for try await result in group { results.append(result) }
+            return results
+        }
+
+        // Then
+        let statistics = util.statistics
+        #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
+        #expect(statistics.networkFetches == 1)
+        #expect(statistics.decodes == 1)
+        #expect(statistics.renders == 3)
+        #expect(results.count == 15)
+        for style in styles {
+            let images = results.filter { $0.0 == style.identifier }.map(\.1)
+            #expect(images.count == 5)
+            #expect(Set(images).count == 1, "\(style.identifier) asks got different images")
+            #expect(images.first?.width == 96 && images.first?.height == 96)
+        }
+    }
+
+    @Test("a smaller style joins a larger decode of the same original under way")
+    func smallerStyleJoinsLargerDecode() async throws {
+        // Given a 96-pixel circle waiting on a gated download
+        let harness = try ImageUtilHarness()
+        defer { harness.tearDown() }
+        let url = harness.serve("/photo.jpg", try ImageUtilFixtures.gradientJPEG())
+        harness.origin.setBehavior("/photo.jpg", SampleOrigin.Behavior(gated: true))
+        let util = harness.util
+        async let large = util.image(for: url, style: ImageUtilFixtures.circle)
+        try await harness.origin.waitForInFlight(path: "/photo.jpg", count: 1)
+
+        // When a 40-pixel circle is asked meanwhile
+        async let small = util.image(for: url, style: .circle(diameter: 40))
+        try await waitUntil("the small circle joined the decode") { util.statistics.joins == 1 }
+        harness.origin.release("/photo.jpg")
+        let (largeImage, smallImage) = try await (large, small)
+
+        // Then one decode served both renders
+        #expect(largeImage.width == 96 && smallImage.width == 40)
+        #expect(util.statistics.decodes == 1)
+        #expect(util.statistics.renders == 2)
+        #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
+    }
+
+    @Test("decode sizes: full size covers everything; a size covers the sizes it is at least as large as")
+    func decodeSizeCoverage() {
+        // Given / When / Then
+        #expect(DecodeSizeRegistry.covers(nil, .square(96)))
+        #expect(DecodeSizeRegistry.covers(nil, nil))
+        #expect(!DecodeSizeRegistry.covers(.square(96), nil))
+        #expect(DecodeSizeRegistry.covers(.square(96), PixelSize(width: 96, height: 40)))
+        #expect(!DecodeSizeRegistry.covers(PixelSize(width: 96, height: 40), .square(96)))
+    }
+
+    @Test("the registry picks the smallest covering size under way and forgets it when the asks leave")
+    func decodeSizeRegistry() {
+        // Given asks for 200² and full size under way
+        let source = OriginalSource(originalKey: "k", storageType: .disk, cachePolicy: .useCache)
+        var registry = DecodeSizeRegistry()
+        let first = registry._enter(source, target: .square(200))
+        let second = registry._enter(source, target: nil)
+
+        // When a 96² ask arrives
+        let third = registry._enter(source, target: .square(96))
+
+        // Then it shares the 200² decode; once they leave, a new ask decodes at its own size
+        #expect(first == .square(200) && second == nil && third == .square(200))
+        registry._leave(source, size: first)
+        registry._leave(source, size: third)
+        #expect(registry._enter(source, target: .square(96)) == nil)
+        registry._leave(source, size: nil)
+        registry._leave(source, size: second)
+        #expect(registry._enter(source, target: .square(96)) == .square(96))
+    }
+
+    @Test("48 unsynchronised asks over 3 URLs and 2 styles: one download per URL, one render per variant")
+    func hammer() async throws {
+        // Given three photos
+        let harness = try ImageUtilHarness()
+        defer { harness.tearDown() }
+        let jpeg = try ImageUtilFixtures.gradientJPEG()
+        let urls = (0..<3).map { harness.serve("/photo-\($0).jpg", jpeg) }
+        let styles = [ImageUtilFixtures.circle, AvatarStyle.rectangle(size: PixelSize(width: 64, height: 48))]
+        let util = harness.util
+
+        // When every ask starts at once, with no gate
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                for url in urls {
+                    for style in styles {
+                        group.addTask { _ = try await util.image(for: url, style: style) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+
+        // Then the origin saw one request per URL and each variant was rendered once
+        for index in 0..<3 {
+            #expect(harness.origin.requestCount(for: "/photo-\(index).jpg") == 1)
+        }
+        #expect(util.statistics.renders == 6)
+        #expect(util.statistics.failures == 0)
+        #expect(util.renditions.inFlightCount == 0 && util.originals.inFlightCount == 0)
+    }
+
+    @Test("a failure reaches every coalesced ask")
+    func failureReachesEveryAsk() async throws {
+        // Given an unknown path held at the gate
+        let harness = try ImageUtilHarness()
+        defer { harness.tearDown() }
+        let url = harness.origin.url(for: "/missing.jpg")
+        harness.origin.setBehavior("/missing.jpg", SampleOrigin.Behavior(gated: true))
+        let util = harness.util
+
+        // When three asks share the fetch
+        let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    do {
+                        _ = try await util.image(for: url, style: ImageUtilFixtures.circle)
+                        return false
+                    } catch AssetsError.httpStatus(code: 404, _) {
+                        return true
+                    }
+                }
+            }
+            try await harness.origin.waitForInFlight(path: "/missing.jpg", count: 1)
+            try await waitUntil("every ask joined the render") { util.statistics.joins == 2 }
+            harness.origin.release("/missing.jpg")
+            var failures: [Bool] = []
+            for try await failed in group { failures.append(failed) }
+            return failures
+        }
+
+        // Then every ask saw the 404
+        #expect(failures == [true, true, true])
+        #expect(util.statistics.failures == 3)
+        #expect(harness.origin.requestCount(for: "/missing.jpg") == 1)
+    }
+}
