@@ -5,7 +5,8 @@ extension ImageUtil {
     /// Steps 3 and 4: the original's bytes, from storage or the network, decoded toward `targetSize`.
     ///
     /// A decode toward a larger size already under way for the same original is joined: its result still
-    /// covers `targetSize`. Bytes that fail to decode are removed from the cache before the error is thrown.
+    /// covers `targetSize`. A download is decoded before the manager stores it, so undecodable bytes are
+    /// never cached; stored bytes that fail to decode are removed before the error is thrown.
     func decodedOriginal(
         _ request: AssetRequest, targetSize: PixelSize?, layout: StorageLayout
     ) async throws -> DecodedOriginal {
@@ -17,7 +18,21 @@ extension ImageUtil {
         defer { decodeSizes.withLock { $0._leave(source, size: decodeSize) } }
         let key = OriginalKey(source: source, targetSize: decodeSize)
         return try await originals.value(for: key, priority: request.priority.taskPriority) { [self] _ in
-            let (entry, fetched) = try await originalEntry(request, key: originalKey, layout: layout)
+            let decodeDownload: @Sendable (Data) throws -> DecodedObject = { [self] data in
+                do {
+                    let image = try renderer.decode(data, targetSize: decodeSize)
+                    counters.withLock { $0.decodes += 1 }
+                    return DecodedObject(image, cost: image.cost)
+                } catch let error as ImageError {
+                    throw ImageUtilError.undecodable(url: request.url, key: originalKey, reason: error)
+                }
+            }
+            let (entry, fetched) = try await originalEntry(
+                request, key: originalKey, layout: layout, decode: decodeDownload
+            )
+            if fetched, let image = entry.decoded?.value as? Image {
+                return DecodedOriginal(image: image, entry: entry, fetched: fetched)
+            }
             do {
                 let image = try renderer.decode(entry.data, targetSize: decodeSize)
                 counters.withLock { $0.decodes += 1 }
@@ -35,7 +50,8 @@ extension ImageUtil {
     /// The original's entry: a fresh stored one (a disk hit), else the manager's fetch (which revalidates a
     /// stale one and coalesces downloads).
     private func originalEntry(
-        _ request: AssetRequest, key: CacheKey, layout: StorageLayout
+        _ request: AssetRequest, key: CacheKey, layout: StorageLayout,
+        decode: @escaping @Sendable (Data) throws -> DecodedObject
     ) async throws -> (CacheEntry, fetched: Bool) {
         let policy = request.cachePolicy
         if policy == .useCache || policy == .cacheOnly,
@@ -47,7 +63,7 @@ extension ImageUtil {
         }
         if policy == .cacheOnly { throw AssetsError.notCached(key: key) }
         counters.withLock { $0.networkFetches += 1 }
-        return (try await manager.entry(for: request, storageType: layout.original), true)
+        return (try await manager.entry(for: request, storageType: layout.original, decode: decode), true)
     }
 
     private func isFresh(_ entry: CacheEntry) -> Bool {
