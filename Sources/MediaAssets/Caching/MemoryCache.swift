@@ -23,32 +23,46 @@ public final class MemoryCache: CacheBackend {
         }
     }
 
+    /// An entry as the list holds it: a reference, so that work under the lock moves a pointer
+    /// rather than copying the entry's many fields; the fields read under the lock are kept apart.
+    private final class Stored: Sendable {
+        let entry: CacheEntry
+        let expires: Date?
+        let dataCount: Int
+
+        init(_ entry: CacheEntry) {
+            self.entry = entry
+            self.expires = entry.metadata.expires
+            self.dataCount = entry.data.count
+        }
+    }
+
     private struct State {
-        var entries = LRUList<CacheKey, CacheEntry>()
+        var entries = LRUList<CacheKey, Stored>()
         var statistics = CacheStatistics()
         var dataBytes = 0
 
-        mutating func _set(_ entry: CacheEntry, forKey key: CacheKey, cost: Int) -> CacheEntry? {
-            let replaced = entries.setValue(entry, forKey: key, cost: cost)
-            dataBytes += entry.data.count - (replaced?.data.count ?? 0)
+        mutating func _set(_ stored: Stored, forKey key: CacheKey, cost: Int) -> Stored? {
+            let replaced = entries.setValue(stored, forKey: key, cost: cost)
+            dataBytes += stored.dataCount - (replaced?.dataCount ?? 0)
             return replaced
         }
 
-        mutating func _remove(_ key: CacheKey) -> CacheEntry? {
+        mutating func _remove(_ key: CacheKey) -> Stored? {
             guard let removed = entries.removeValue(forKey: key)?.value else { return nil }
-            dataBytes -= removed.data.count
+            dataBytes -= removed.dataCount
             return removed
         }
 
-        mutating func _evictOldest() -> CacheEntry? {
+        mutating func _evictOldest() -> Stored? {
             guard let oldest = entries.removeLeastRecent()?.value else { return nil }
-            dataBytes -= oldest.data.count
+            dataBytes -= oldest.dataCount
             statistics.evictions += 1
             return oldest
         }
 
-        mutating func _removeAll() -> LRUList<CacheKey, CacheEntry> {
-            var removed = LRUList<CacheKey, CacheEntry>()
+        mutating func _removeAll() -> LRUList<CacheKey, Stored> {
+            var removed = LRUList<CacheKey, Stored>()
             swap(&removed, &entries)
             dataBytes = 0
             return removed
@@ -75,30 +89,29 @@ public final class MemoryCache: CacheBackend {
     /// - Complexity: O(1)
     public func entry(forKey key: CacheKey) -> CacheEntry? {
         // The clock is read outside the lock, and only for entries that can expire.
-        let found = state.withLock { state -> CacheEntry? in
-            guard let entry = state.entries.value(forKey: key) else {
+        let found = state.withLock { state -> Stored? in
+            guard let stored = state.entries.value(forKey: key) else {
                 state.statistics.misses += 1
                 return nil
             }
-            if entry.metadata.expires == nil { state.statistics.hits += 1 }
-            return entry
+            if stored.expires == nil { state.statistics.hits += 1 }
+            return stored
         }
-        guard let found, let expires = found.metadata.expires else { return found }
+        guard let found else { return nil }
+        guard let expires = found.expires else { return found.entry }
         let isExpired = expires <= now()
-        let dropped = state.withLock { state -> CacheEntry? in
+        let dropped = state.withLock { state -> Stored? in
             guard isExpired else {
                 state.statistics.hits += 1
                 return nil
             }
             state.statistics.misses += 1
             // Drop it only if it is still the expired one: a concurrent store may have replaced it.
-            guard let current = state.entries.peekValue(forKey: key), current.metadata.expires == expires else {
-                return nil
-            }
+            guard let current = state.entries.peekValue(forKey: key), current === found else { return nil }
             return state._remove(key)
         }
         withExtendedLifetime(dropped) {}
-        return isExpired ? nil : found
+        return isExpired ? nil : found.entry
     }
 
     /// Stores `entry`, evicting least recently used entries to stay within the limits.
@@ -111,14 +124,15 @@ public final class MemoryCache: CacheBackend {
         let cost = entry.memoryCost
         // Replaced and evicted entries are released after the lock is dropped: their deinit
         // may run user code. An empty array does not allocate, so a plain store allocates nothing.
-        let released = state.withLock { state -> (replaced: CacheEntry?, evicted: [CacheEntry]) in
+        let stored = Stored(entry)
+        let released = state.withLock { state -> (replaced: Stored?, evicted: [Stored]) in
             guard cost <= limits.costLimit, limits.countLimit > 0 else {
                 state.statistics.rejectedTooLarge += 1
                 return (state._remove(key), [])
             }
             state.statistics.writes += 1
-            let replaced = state._set(entry, forKey: key, cost: cost)
-            var evicted: [CacheEntry] = []
+            let replaced = state._set(stored, forKey: key, cost: cost)
+            var evicted: [Stored] = []
             while state.entries.totalCost > limits.costLimit || state.entries.count > limits.countLimit,
                 let oldest = state._evictOldest()
             {
@@ -146,10 +160,10 @@ public final class MemoryCache: CacheBackend {
     /// - Complexity: O(n)
     public func removeExpired() {
         let date = now()
-        let removed = state.withLock { state -> [CacheEntry] in
-            var removed: [CacheEntry] = []
+        let removed = state.withLock { state -> [Stored] in
+            var removed: [Stored] = []
             for key in state.entries.keysByRecency {
-                if let entry = state.entries.peekValue(forKey: key), entry.isExpired(at: date),
+                if let stored = state.entries.peekValue(forKey: key), let expires = stored.expires, expires <= date,
                     let expired = state._remove(key)
                 {
                     removed.append(expired)
@@ -164,8 +178,8 @@ public final class MemoryCache: CacheBackend {
     ///
     /// The manager's `trimMemory()` calls this with 0 on memory pressure.
     public func trim(toCost costLimit: Int) {
-        let evicted = state.withLock { state -> [CacheEntry] in
-            var evicted: [CacheEntry] = []
+        let evicted = state.withLock { state -> [Stored] in
+            var evicted: [Stored] = []
             while state.entries.totalCost > costLimit, let oldest = state._evictOldest() {
                 evicted.append(oldest)
             }
