@@ -86,6 +86,27 @@ struct DiskCacheTests {
         await cache._checkInvariants()
     }
 
+    @Test func fileReplacedAfterAVerifiedReadIsVerifiedAgain() async throws {
+        // Given an entry that has been read once (its checksum verified, later hits skip it)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = try DiskCache(directory: directory.url)
+        try await cache.store(CacheEntry(data: Data(repeating: 5, count: 8_192)), forKey: "hot")
+        #expect(try await cache.entry(forKey: "hot")?.data == Data(repeating: 5, count: 8_192))
+        #expect(try await cache.entry(forKey: "hot") != nil)
+
+        // When another program replaces the file with a damaged copy
+        let file = directory.appending(DiskCache.fileName(for: "hot"))
+        var bytes = try Data(contentsOf: file)
+        bytes[bytes.count - 1] ^= 0xFF
+        try bytes.write(to: file, options: .atomic)
+
+        // Then the next read verifies the new file, finds the damage, and misses
+        #expect(try await cache.entry(forKey: "hot") == nil)
+        _ = await cache.statistics()
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
     @Test func unknownFilesAreIgnoredAndStaleTemporaryFilesRemoved() async throws {
         // Given a directory holding a user's files and a temporary file left by a crash
         let directory = try TemporaryDirectory()

@@ -7,7 +7,7 @@ extension DiskCache {
     /// Reads, checks and returns the entry for `key`; runs on the read queue.
     func readEntry(forKey key: CacheKey) throws -> CacheEntry? {
         let name = Self.fileName(for: key)
-        guard state.withLock({ $0.records.peekValue(forKey: name) != nil }) else {
+        guard let record = state.withLock({ $0.records.peekValue(forKey: name) }) else {
             return miss()
         }
         let descriptor = open(filePath(name), O_RDONLY | O_CLOEXEC)
@@ -46,10 +46,13 @@ extension DiskCache {
             guard readCount == fileSize else { throw EntryFile.Corruption.tooShort }
             header = try EntryFile.decodeHeader(bytes, fileSize: fileSize)
             guard header.key == key.rawValue else { throw EntryFile.Corruption.keyMismatch }
-            try EntryFile.verify(
-                header: header, headerBytes: bytes,
-                body: UnsafeRawBufferPointer(rebasing: bytes[header.headerLength...])
-            )
+            // The whole-body checksum is checked once per file version (see DiskIndex.Record.verified).
+            if record.verified != POSIX.stamp(info) {
+                try EntryFile.verify(
+                    header: header, headerBytes: bytes,
+                    body: UnsafeRawBufferPointer(rebasing: bytes[header.headerLength...])
+                )
+            }
         } catch {
             removeIfUnchanged(name, info)
             return miss()
@@ -72,7 +75,7 @@ extension DiskCache {
             )
             adopted = true
         }
-        recordHit(name, at: now, expiry: DiskIndex.Expiry(metadata.expires))
+        recordHit(name, at: now, expiry: DiskIndex.Expiry(metadata.expires), verified: POSIX.stamp(info))
         return CacheEntry(data: data, metadata: metadata)
     }
 
@@ -81,10 +84,10 @@ extension DiskCache {
         return nil
     }
 
-    private func recordHit(_ name: String, at date: Date, expiry: DiskIndex.Expiry) {
+    private func recordHit(_ name: String, at date: Date, expiry: DiskIndex.Expiry, verified: FileStamp) {
         let shouldSave = state.withLock { index -> Bool in
             index.statistics.hits += 1
-            _ = index._touch(name, at: date, expiry: expiry)
+            _ = index._touch(name, at: date, expiry: expiry, verified: verified)
             guard index.unsavedAccess.count >= configuration.accessTimeBatchSize, !index.isFlushScheduled else {
                 return false
             }

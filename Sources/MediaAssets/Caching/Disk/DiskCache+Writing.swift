@@ -43,14 +43,15 @@ extension DiskCache {
         let lowWater = lowWaterMark
         let evicted = state.withLock { index -> [String] in
             index.statistics.writes += 1
-            index._insert(name, size: fileSize, lastAccess: now, expiry: DiskIndex.Expiry(entry.metadata.expires))
+            let expiry = DiskIndex.Expiry(entry.metadata.expires)
+            index._insert(name, size: fileSize, lastAccess: now, expiry: expiry)
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             // Sweep to the low-water mark, but never evict the entry just written.
             var evicted = index._evict(downTo: lowWater)
             if let position = evicted.firstIndex(of: name) {
                 evicted.remove(at: position)
                 index.statistics.evictions -= 1
-                index._insert(name, size: fileSize, lastAccess: now, expiry: DiskIndex.Expiry(entry.metadata.expires))
+                index._insert(name, size: fileSize, lastAccess: now, expiry: expiry)
             }
             return evicted
         }

@@ -9,7 +9,9 @@ import Synchronization
 ///
 /// - Each file is named by a hash of the key and holds a header (the full key, metadata, a
 ///   checksum) then the bytes; a read checks the key and checksum, so a collision, a torn or a
-///   corrupt file is a miss, and the file is removed.
+///   corrupt file is a miss, and the file is removed. The whole-body checksum is verified on the
+///   first read of each file version (inode and change time); repeated hits of an unchanged file
+///   check its header, lengths and key only, so a hot entry costs little more than a plain read.
 /// - A write goes to a temporary file then `rename`s into place: a crash never exposes a torn entry.
 /// - The size limit holds after every write: a write that passes it evicts least recently used
 ///   files down to the low-water mark.

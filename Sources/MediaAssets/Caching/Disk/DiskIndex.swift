@@ -18,6 +18,10 @@ struct DiskIndex {
         var size: Int
         var lastAccess: Date
         var expiry: Expiry
+        /// The file version whose body checksum was verified by a read. A later read of the same
+        /// version checks the header and key but not the whole body; any change to the file (a new
+        /// inode, or a write that moves its change time) is verified again.
+        var verified: FileStamp?
     }
 
     /// File names (hashes of keys) by recency; each record's cost is its file size.
@@ -30,15 +34,17 @@ struct DiskIndex {
     var totalBytes: Int { records.totalCost }
 
     mutating func _insert(_ name: String, size: Int, lastAccess: Date, expiry: Expiry) {
-        records.setValue(Record(size: size, lastAccess: lastAccess, expiry: expiry), forKey: name, cost: size)
+        let record = Record(size: size, lastAccess: lastAccess, expiry: expiry, verified: nil)
+        records.setValue(record, forKey: name, cost: size)
         unsavedAccess.remove(name)
     }
 
     /// Marks `name` used at `date`; returns false if the index no longer has it.
-    mutating func _touch(_ name: String, at date: Date, expiry: Expiry) -> Bool {
+    mutating func _touch(_ name: String, at date: Date, expiry: Expiry, verified: FileStamp) -> Bool {
         guard var record = records.value(forKey: name) else { return false }
         record.lastAccess = date
         record.expiry = expiry
+        record.verified = verified
         records.setValue(record, forKey: name, cost: record.size)
         unsavedAccess.insert(name)
         return true
@@ -59,4 +65,11 @@ struct DiskIndex {
         }
         return evicted
     }
+}
+
+/// Identifies one version of a file: its inode and its status change time.
+struct FileStamp: Equatable {
+    var inode: UInt64
+    var changeSeconds: Int
+    var changeNanoseconds: Int
 }
