@@ -7,28 +7,22 @@ import Testing
 
 @Suite("AnimationUtil")
 struct AnimationUtilTests {
+    /// The shared origin environment plus an AnimationUtil over its manager.
     private struct Environment {
-        let origin = SampleOrigin()
-        let directory: TemporaryDirectory
-        let manager: AssetsManager
+        let base: OriginEnvironment
         let util: AnimationUtil
+        var origin: SampleOrigin { base.origin }
+        var manager: AssetsManager { base.manager }
 
         init() throws {
-            try origin.start()
-            directory = try TemporaryDirectory()
-            manager = try AssetsManager.forTesting(directory: directory)
-            util = AnimationUtil(manager: manager)
+            base = try OriginEnvironment()
+            util = AnimationUtil(manager: base.manager)
         }
 
-        func tearDown() {
-            origin.stop()
-            directory.remove()
-        }
+        func tearDown() { base.tearDown() }
 
         func serve(_ path: String, _ json: String, gated: Bool = false) -> URL {
-            origin.register(path, data: Data(json.utf8), contentType: "application/json")
-            if gated { origin.setBehavior(path, .init(gated: true)) }
-            return origin.url(for: path)
+            base.serve(path, Data(json.utf8), contentType: "application/json", behavior: gated ? .init(gated: true) : nil)
         }
     }
 

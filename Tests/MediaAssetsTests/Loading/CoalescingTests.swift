@@ -8,12 +8,9 @@ import Testing
 struct CoalescingTests {
     @Test func thousandAsksForTenURLsMakeTenOriginRequests() async throws {
         // Given ten gated resources, so every ask arrives before any fetch completes
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let manager = try AssetsManager.forTesting(directory: directory)
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         let paths = (0..<10).map { "/avatar/\($0).jpg" }
         for (index, path) in paths.enumerated() {
             origin.register(path, data: testBytes(count: 20_000 + index, seed: UInt64(index)), contentType: "image/jpeg")
@@ -47,12 +44,9 @@ struct CoalescingTests {
 
     @Test func oneCancelledAskerDoesNotStopTheOthers() async throws {
         // Given three askers waiting on one gated fetch
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let manager = try AssetsManager.forTesting(directory: directory)
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         let bytes = testBytes(count: 50_000)
         origin.register("/a.png", data: bytes, contentType: "image/png")
         origin.setBehavior("/a.png", .init(gated: true))
@@ -74,12 +68,9 @@ struct CoalescingTests {
 
     @Test func allAskersCancelledClosesTheConnectionAndStoresNothing() async throws {
         // Given a slow body being downloaded by two askers
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let manager = try AssetsManager.forTesting(directory: directory)
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         origin.register("/slow.bin", data: testBytes(count: 4 << 20), contentType: "application/octet-stream")
         origin.setBehavior("/slow.bin", .init(throttle: .init(pieceSize: 4_096, delay: .milliseconds(20))))
         let request = AssetRequest(url: origin.url(for: "/slow.bin"))
@@ -102,12 +93,9 @@ struct CoalescingTests {
     }
 
     @Test func keyFactoryStripsTokensSoSignedURLsShareAnEntry() async throws {
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let manager = try AssetsManager.forTesting(directory: directory, keyFactory: .removingQueryItems(["token"]))
+        let environment = try OriginEnvironment(keyFactory: .removingQueryItems(["token"]))
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         origin.register("/p.jpg", data: testBytes(count: 1_000), contentType: "image/jpeg")
 
         let first = try await manager.data(for: AssetRequest(url: origin.url(for: "/p.jpg?token=abc&size=2")))

@@ -6,30 +6,8 @@ import Testing
 
 @Suite("Fetch failures and retries")
 struct FailureTests {
-    private struct Environment {
-        let origin = SampleOrigin()
-        let directory: TemporaryDirectory
-        let manager: AssetsManager
-
-        init(maxResponseSize: Int = 256 << 20) throws {
-            try origin.start()
-            directory = try TemporaryDirectory()
-            manager = try AssetsManager.forTesting(directory: directory, maxResponseSize: maxResponseSize)
-        }
-
-        func tearDown() {
-            origin.stop()
-            directory.remove()
-        }
-
-        func isCached(_ path: String) async throws -> Bool {
-            let key = manager.cacheKey(for: AssetRequest(url: origin.url(for: path)))
-            return try await manager.readData(forKey: key, storageType: .disk) != nil
-        }
-    }
-
     @Test func twoServerErrorsThenSuccessRetriesTwice() async throws {
-        let environment = try Environment()
+        let environment = try OriginEnvironment()
         defer { environment.tearDown() }
         let bytes = testBytes(count: 10_000)
         environment.origin.register("/flaky", data: bytes, contentType: "image/png")
@@ -44,7 +22,7 @@ struct FailureTests {
     }
 
     @Test func tooManyRequestsHonoursRetryAfter() async throws {
-        let environment = try Environment()
+        let environment = try OriginEnvironment()
         defer { environment.tearDown() }
         environment.origin.register("/busy", data: Data("ok".utf8), contentType: "text/plain")
         environment.origin.setBehavior("/busy", .init(failNext: 1, failStatus: 429, retryAfter: 0))
@@ -54,7 +32,7 @@ struct FailureTests {
 
     @Test func notFoundIsNotRetriedAndReachesEveryWaiter() async throws {
         // Given a gated missing resource and three askers
-        let environment = try Environment()
+        let environment = try OriginEnvironment()
         defer { environment.tearDown() }
         environment.origin.setBehavior("/missing", .init(gated: true))
         let url = environment.origin.url(for: "/missing")
@@ -72,7 +50,7 @@ struct FailureTests {
     }
 
     @Test func connectionClosedMidBodyIsATypedErrorAndNothingIsCached() async throws {
-        let environment = try Environment()
+        let environment = try OriginEnvironment()
         defer { environment.tearDown() }
         environment.origin.register("/cut", data: testBytes(count: 100_000), contentType: "image/jpeg")
         environment.origin.setBehavior("/cut", .init(closeAfterBodyBytes: 30_000))
@@ -84,12 +62,12 @@ struct FailureTests {
         case .networkFailure?, .lengthMismatch?: break
         default: Issue.record("expected a network failure or length mismatch, got \(String(describing: error))")
         }
-        #expect(try await environment.isCached("/cut") == false)
+        #expect(try await environment.isOnDisk("/cut") == false)
         #expect(environment.origin.requestCount(for: "/cut") == 3, "a lost connection is transient: 3 attempts")
     }
 
     @Test func announcedLengthLongerThanTheBodyIsATypedErrorAndNothingIsCached() async throws {
-        let environment = try Environment()
+        let environment = try OriginEnvironment()
         defer { environment.tearDown() }
         environment.origin.register("/liar", data: testBytes(count: 5_000), contentType: "image/jpeg")
         environment.origin.setBehavior("/liar", .init(contentLengthOffset: 40))
@@ -97,7 +75,7 @@ struct FailureTests {
         await #expect(throws: AssetsError.self) {
             try await environment.manager.data(for: AssetRequest(url: environment.origin.url(for: "/liar")))
         }
-        #expect(try await environment.isCached("/liar") == false)
+        #expect(try await environment.isOnDisk("/liar") == false)
     }
 
     @Test func bodyLongerThanItsContentLengthIsRejectedWhenALoaderSeesIt() async throws {
@@ -120,7 +98,7 @@ struct FailureTests {
     }
 
     @Test func oversizeResponseFailsAndIsNotStored() async throws {
-        let environment = try Environment(maxResponseSize: 64_000)
+        let environment = try OriginEnvironment(maxResponseSize: 64_000)
         defer { environment.tearDown() }
         environment.origin.register("/huge", data: testBytes(count: 200_000), contentType: "image/jpeg")
         let url = environment.origin.url(for: "/huge")
@@ -128,11 +106,11 @@ struct FailureTests {
         await #expect(throws: AssetsError.responseTooLarge(url: url, limit: 64_000)) {
             try await environment.manager.data(for: AssetRequest(url: url))
         }
-        #expect(try await environment.isCached("/huge") == false)
+        #expect(try await environment.isOnDisk("/huge") == false)
     }
 
     @Test func cacheOnlyMissThrowsNotCached() async throws {
-        let environment = try Environment()
+        let environment = try OriginEnvironment()
         defer { environment.tearDown() }
         let request = AssetRequest(url: environment.origin.url(for: "/never"), cachePolicy: .cacheOnly)
         await #expect(throws: AssetsError.notCached(key: environment.manager.cacheKey(for: request))) {

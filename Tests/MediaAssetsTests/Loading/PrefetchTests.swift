@@ -8,12 +8,9 @@ import Testing
 struct PrefetchTests {
     @Test func neverExceedsItsConcurrencyBound() async throws {
         // Given 24 resources that each take a moment to answer
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let manager = try AssetsManager.forTesting(directory: directory)
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         let paths = (0..<24).map { "/thumb/\($0).jpg" }
         for path in paths {
             origin.register(path, data: testBytes(count: 4_000), contentType: "image/jpeg")
@@ -35,12 +32,9 @@ struct PrefetchTests {
     }
 
     @Test func sharesFetchesWithLiveRequestsAndCancels() async throws {
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let manager = try AssetsManager.forTesting(directory: directory)
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         origin.register("/shared.jpg", data: testBytes(count: 8_000), contentType: "image/jpeg")
         origin.setBehavior("/shared.jpg", .init(gated: true))
         let request = AssetRequest(url: origin.url(for: "/shared.jpg"))

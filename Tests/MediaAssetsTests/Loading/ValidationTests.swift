@@ -8,13 +8,10 @@ import Testing
 struct ValidationTests {
     @Test func expiredEntryRevalidatesWith304AndKeepsItsBytes() async throws {
         // Given a resource fresh for 60 s, fetched once
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let clock = TestClock()
-        let manager = try AssetsManager.forTesting(directory: directory, clock: clock)
+        let environment = try OriginEnvironment(clock: clock)
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         let bytes = testBytes(count: 30_000)
         origin.register("/avatar.jpg", data: bytes, contentType: "image/jpeg", cacheControl: "max-age=60")
         let request = AssetRequest(url: origin.url(for: "/avatar.jpg"))
@@ -41,13 +38,10 @@ struct ValidationTests {
     }
 
     @Test func changedResourceIsFetchedAnew() async throws {
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let clock = TestClock()
-        let manager = try AssetsManager.forTesting(directory: directory, clock: clock)
+        let environment = try OriginEnvironment(clock: clock)
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         origin.register("/avatar.jpg", data: Data("old face".utf8), contentType: "image/jpeg", cacheControl: "max-age=60")
         let request = AssetRequest(url: origin.url(for: "/avatar.jpg"))
         _ = try await manager.data(for: request)
@@ -61,12 +55,9 @@ struct ValidationTests {
     }
 
     @Test func newVersionInTheRequestIsANewFetch() async throws {
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let manager = try AssetsManager.forTesting(directory: directory)
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         origin.register("/u/42.png", data: Data("v1".utf8), contentType: "image/png")
         let url = origin.url(for: "/u/42.png")
         _ = try await manager.data(for: AssetRequest(url: url, version: "hash-1"))
@@ -79,12 +70,9 @@ struct ValidationTests {
     }
 
     @Test func noStoreIsNotPersistedAndPoliciesBehave() async throws {
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let manager = try AssetsManager.forTesting(directory: directory)
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         origin.register("/private", data: Data("secret".utf8), contentType: "text/plain", cacheControl: "no-store")
         origin.register("/public", data: Data("hello".utf8), contentType: "text/plain")
 
@@ -101,12 +89,9 @@ struct ValidationTests {
     }
 
     @Test func progressIsReported() async throws {
-        let origin = SampleOrigin()
-        try origin.start()
-        defer { origin.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let manager = try AssetsManager.forTesting(directory: directory)
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
         origin.register("/big", data: testBytes(count: 1 << 20), contentType: "application/octet-stream")
         let reports = ProgressRecorder()
 
