@@ -23,6 +23,12 @@ public struct CacheEntry: Sendable {
     /// The memory an in-memory backend charges for this entry: the bytes plus the decoded object.
     public var memoryCost: Int { data.count + (decoded?.cost ?? 0) }
 
+    /// Whether the entry may be used at `date` without revalidation (its `freshUntil` has not passed).
+    public func isFresh(at date: Date) -> Bool {
+        guard let freshUntil = metadata.freshUntil else { return true }
+        return freshUntil > date
+    }
+
     /// Whether the entry's hard expiry has passed at `date`; an expired entry is a miss in every backend.
     public func isExpired(at date: Date) -> Bool {
         guard let expires = metadata.expires else { return false }

@@ -17,12 +17,20 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
     /// Creates a key from a string literal.
     public init(stringLiteral value: String) { self.rawValue = value }
 
-    /// The key of a URL's content, optionally at a server-given version.
+    /// The key of a URL's content, optionally at a server-given version; see `init(_:version:)`.
     public init(url: URL, version: String? = nil) {
+        self.init(url.absoluteString, version: version)
+    }
+
+    /// A key from a URL's text and an optional server-given version: `<text> version=<version>`.
+    ///
+    /// The space cannot occur in an absolute URL, so a versioned key never equals the key of a URL
+    /// that happens to carry a `version` query item.
+    public init(_ text: String, version: String?) {
         if let version, !version.isEmpty {
-            self.rawValue = url.absoluteString + "?v=" + version
+            self.rawValue = text + " version=" + version
         } else {
-            self.rawValue = url.absoluteString
+            self.rawValue = text
         }
     }
 

@@ -16,6 +16,8 @@ public final class HybridBackend: CacheBackend {
         var storageHits = 0
         var misses = 0
         var writes = 0
+        /// Moves on every store and remove: a storage hit read before a change is not promoted.
+        var generation: UInt64 = 0
     }
 
     private let counters = Mutex(Counters())
@@ -27,17 +29,24 @@ public final class HybridBackend: CacheBackend {
     }
 
     /// Returns the memory entry, or the storage entry after promoting it into memory.
+    ///
+    /// A storage hit is promoted only if no store or remove ran while it was read, so a slow read
+    /// never puts older bytes in front of newer ones.
     public func entry(forKey key: CacheKey) async throws -> CacheEntry? {
         if let entry = try await memory.entry(forKey: key) {
             counters.withLock { $0.memoryHits += 1 }
             return entry
         }
+        let generation = counters.withLock { $0.generation }
         guard let entry = try await storage.entry(forKey: key) else {
             counters.withLock { $0.misses += 1 }
             return nil
         }
-        counters.withLock { $0.storageHits += 1 }
-        try await memory.store(entry, forKey: key)
+        let unchanged = counters.withLock { counters -> Bool in
+            counters.storageHits += 1
+            return counters.generation == generation
+        }
+        if unchanged { try await memory.store(entry, forKey: key) }
         return entry
     }
 
@@ -47,21 +56,27 @@ public final class HybridBackend: CacheBackend {
     public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
         var bytesOnly = entry
         bytesOnly.decoded = nil
+        // Moved before and after the write: a read that overlaps it in any way sees a change.
+        counters.withLock { $0.generation += 1 }
         try await storage.store(bytesOnly, forKey: key)
+        counters.withLock { $0.generation += 1 }
         try await memory.store(entry, forKey: key)
         counters.withLock { $0.writes += 1 }
     }
 
-    /// Removes the entry from both.
+    /// Removes the entry from both: storage first, so a concurrent read cannot bring it back to memory.
     public func removeEntry(forKey key: CacheKey) async throws {
-        try await memory.removeEntry(forKey: key)
+        counters.withLock { $0.generation += 1 }
         try await storage.removeEntry(forKey: key)
+        counters.withLock { $0.generation += 1 }
+        try await memory.removeEntry(forKey: key)
     }
 
     /// Removes everything from both (they may be shared with other storage types).
     public func removeAll() async throws {
-        try await memory.removeAll()
+        counters.withLock { $0.generation += 1 }
         try await storage.removeAll()
+        try await memory.removeAll()
     }
 
     /// Removes expired entries from both.

@@ -16,7 +16,7 @@ public final class MemoryCache: CacheBackend {
         /// The most entries the partition holds.
         public var countLimit: Int
 
-        /// Creates limits; both must be positive.
+        /// Creates limits; negative values count as 0, and a limit of 0 stores nothing.
         public init(costLimit: Int, countLimit: Int = .max) {
             self.costLimit = max(0, costLimit)
             self.countLimit = max(0, countLimit)

@@ -35,7 +35,16 @@ public struct AssetRequest: Sendable, Hashable {
 
     /// How urgently a request is fetched.
     public enum Priority: Int, Sendable, Hashable, Comparable, CaseIterable {
-        case veryLow, low, normal, high, veryHigh
+        /// Work nobody waits for, such as prefetching far ahead.
+        case veryLow
+        /// Prefetching.
+        case low
+        /// What a screen shows now (the default).
+        case normal
+        /// What the user just asked for.
+        case high
+        /// What blocks the user.
+        case veryHigh
 
         public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
 
@@ -80,10 +89,17 @@ public struct CacheKeyFactory: Sendable {
     /// The key text for `url`.
     public func key(for url: URL) -> String { makeKey(url) }
 
-    /// The absolute URL, unchanged.
-    public static let absoluteURL = CacheKeyFactory { $0.absoluteString }
+    /// The absolute URL without its fragment (a fragment never reaches the server, and `#` ends a
+    /// key where chunk keys begin).
+    public static let absoluteURL = CacheKeyFactory { url in
+        guard url.fragment != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return url.absoluteString
+        }
+        components.fragment = nil
+        return components.url?.absoluteString ?? url.absoluteString
+    }
 
-    /// The absolute URL without the named query items (matched case-insensitively).
+    /// The absolute URL without the named query items (matched case-insensitively) and its fragment.
     public static func removingQueryItems(_ names: Set<String>) -> CacheKeyFactory {
         let lowercased = Set(names.map { $0.lowercased() })
         return CacheKeyFactory { url in
@@ -92,6 +108,7 @@ public struct CacheKeyFactory: Sendable {
             else { return url.absoluteString }
             let kept = items.filter { !lowercased.contains($0.name.lowercased()) }
             components.queryItems = kept.isEmpty ? nil : kept
+            components.fragment = nil
             return components.url?.absoluteString ?? url.absoluteString
         }
     }

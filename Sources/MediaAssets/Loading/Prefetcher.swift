@@ -3,7 +3,8 @@ import Synchronization
 /// Warms the cache for requests an app will need soon, with a bound on concurrent fetches.
 ///
 /// Prefetches go through the manager like any request, so they share fetches with live requests
-/// for the same asset. Failures are counted, not thrown. `cancel()` stops everything under way.
+/// for the same asset. Failures are counted, not thrown. `cancel()` stops what `start(_:)` began;
+/// a `prefetch(_:)` call stops when its calling task is cancelled.
 public final class Prefetcher: Sendable {
     /// The manager prefetches go through.
     public let manager: AssetsManager
@@ -28,17 +29,18 @@ public final class Prefetcher: Sendable {
         self.maxConcurrentRequests = max(1, maxConcurrentRequests)
     }
 
-    /// Starts prefetching `requests` in the background and returns at once.
+    /// Starts prefetching `requests` in the background and returns at once; `cancel()` stops it.
     public func start(_ requests: [AssetRequest]) {
-        let id = state.withLock { state -> UInt64 in
+        // The task is recorded under the same lock that its own last step takes to forget it, so a
+        // prefetch that finishes at once cannot leave its entry behind.
+        state.withLock { state in
             state.nextID += 1
-            return state.nextID
+            let id = state.nextID
+            state.tasks[id] = Task(priority: .low) { [self] in
+                await prefetch(requests)
+                _ = self.state.withLock { $0.tasks.removeValue(forKey: id) }
+            }
         }
-        let task = Task(priority: .low) { [self] in
-            await prefetch(requests)
-            _ = state.withLock { $0.tasks.removeValue(forKey: id) }
-        }
-        state.withLock { $0.tasks[id] = task }
     }
 
     /// Prefetches `requests`, at most `maxConcurrentRequests` at a time, and returns when all are
@@ -61,7 +63,7 @@ public final class Prefetcher: Sendable {
         }
     }
 
-    /// Cancels every prefetch started with `start(_:)`.
+    /// Cancels every prefetch started with `start(_:)` (a fetch a live request shares goes on).
     public func cancel() {
         let tasks = state.withLock { state in
             defer { state.tasks.removeAll() }

@@ -7,9 +7,7 @@ extension AssetsManager {
     /// The cache key of `request`: the key factory's text for its URL, with its version.
     public func cacheKey(for request: AssetRequest) -> CacheKey {
         if let explicitKey = request.explicitKey { return explicitKey }
-        let text = configuration.keyFactory.key(for: request.url)
-        guard let version = request.version, !version.isEmpty else { return CacheKey(text) }
-        return CacheKey(text + "?v=" + version)
+        return CacheKey(configuration.keyFactory.key(for: request.url), version: request.version)
     }
 
     /// Returns the asset's entry from the backend for `storageType`, fetching and storing it on a miss.
@@ -39,7 +37,10 @@ extension AssetsManager {
         var cached: CacheEntry?
         if request.cachePolicy != .reload {
             cached = try await backend.entry(forKey: key)
-            if let cached, request.cachePolicy == .cacheOnly || (request.cachePolicy == .useCache && isFresh(cached)) {
+            if let cached,
+                request.cachePolicy == .cacheOnly
+                    || (request.cachePolicy == .useCache && cached.isFresh(at: configuration.now()))
+            {
                 fetchCounters.withLock { $0.bytesServedFromCache += cached.data.count }
                 return cached
             }
@@ -113,11 +114,6 @@ extension AssetsManager {
 
     // MARK: Internals
 
-    private func isFresh(_ entry: CacheEntry) -> Bool {
-        guard let freshUntil = entry.metadata.freshUntil else { return true }
-        return freshUntil > configuration.now()
-    }
-
     private func fetch(
         _ request: AssetRequest, key: CacheKey, into backend: any CacheBackend, revalidating cached: CacheEntry?,
         decode: (@Sendable (Data) throws -> DecodedObject)?, report: @escaping @Sendable (FetchProgress) -> Void
@@ -147,7 +143,9 @@ extension AssetsManager {
             if !freshness.noStore { try await backend.store(entry, forKey: key) }
             return entry
         }
-        guard (200..<300).contains(response.statusCode) else {
+        // Only a complete representation becomes an entry: a 206 (partial) or 204 (no content)
+        // stored as the whole asset would be wrong bytes.
+        guard response.statusCode == 200 || response.statusCode == 203 else {
             throw AssetsError.httpStatus(code: response.statusCode, url: request.url)
         }
         let metadata = CacheMetadata(
@@ -163,6 +161,10 @@ extension AssetsManager {
     }
 
     private func checkLength(of response: DataResponse) throws {
+        // Loaders other than URLSessionLoader may not enforce the limit themselves.
+        if response.data.count > configuration.maxResponseSize {
+            throw AssetsError.responseTooLarge(url: response.url, limit: configuration.maxResponseSize)
+        }
         guard let declared = response.contentLength, response.header("content-encoding") == nil,
             response.statusCode != 304, declared != response.data.count
         else { return }

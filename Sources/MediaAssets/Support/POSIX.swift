@@ -104,16 +104,6 @@ enum POSIX {
         return Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
     }
 
-    /// The inode and status change time of a `stat` result.
-    static func stamp(_ info: stat) -> FileStamp {
-        #if canImport(Darwin)
-        let time = info.st_ctimespec
-        #else
-        let time = info.st_ctim
-        #endif
-        return FileStamp(inode: UInt64(info.st_ino), changeSeconds: Int(time.tv_sec), changeNanoseconds: Int(time.tv_nsec))
-    }
-
     /// The names in a directory (excluding `.` and `..`).
     static func directoryNames(_ path: String) throws(Failure) -> [String] {
         guard let directory = opendir(path) else { throw Failure(call: "opendir", code: errno) }

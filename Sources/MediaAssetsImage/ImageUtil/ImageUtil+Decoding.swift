@@ -56,7 +56,7 @@ extension ImageUtil {
         let policy = request.cachePolicy
         if policy == .useCache || policy == .cacheOnly,
             let stored = try await manager.entry(forKey: key, storageType: layout.original),
-            policy == .cacheOnly || isFresh(stored)
+            policy == .cacheOnly || stored.isFresh(at: manager.configuration.now())
         {
             counters.withLock { $0.diskHits += 1 }
             return (stored, false)
@@ -64,10 +64,5 @@ extension ImageUtil {
         if policy == .cacheOnly { throw AssetsError.notCached(key: key) }
         counters.withLock { $0.networkFetches += 1 }
         return (try await manager.entry(for: request, storageType: layout.original, decode: decode), true)
-    }
-
-    private func isFresh(_ entry: CacheEntry) -> Bool {
-        guard let freshUntil = entry.metadata.freshUntil else { return true }
-        return freshUntil > manager.configuration.now()
     }
 }

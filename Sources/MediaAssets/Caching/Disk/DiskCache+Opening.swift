@@ -37,7 +37,7 @@ extension DiskCache {
     /// the size limit (it was lowered), least recently used ones are evicted.
     func loadIndex() {
         guard let names = try? POSIX.directoryNames(path) else { return }
-        var found: [(name: String, size: Int, lastAccess: Date)] = []
+        var found: [(name: String, size: Int, lastAccess: Date, inode: UInt64)] = []
         found.reserveCapacity(names.count)
         for name in names {
             if name.hasSuffix(Self.temporarySuffix) {
@@ -47,13 +47,13 @@ extension DiskCache {
             guard Self.isEntryFileName(name), let info = POSIX.status(path: filePath(name)),
                 (info.st_mode & S_IFMT) == S_IFREG
             else { continue }
-            found.append((name, Int(info.st_size), POSIX.modificationDate(info)))
+            found.append((name, Int(info.st_size), POSIX.modificationDate(info), UInt64(info.st_ino)))
         }
         found.sort { $0.lastAccess < $1.lastAccess }
         let lowWater = lowWaterMark
         let evicted = state.withLock { index -> [String] in
             for file in found {
-                index._insert(file.name, size: file.size, lastAccess: file.lastAccess, expiry: .unknown)
+                index._insert(file.name, size: file.size, lastAccess: file.lastAccess, expiry: .unknown, inode: file.inode)
             }
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             return index._evict(downTo: lowWater)

@@ -25,7 +25,7 @@ extension DiskCache {
             throw AssetsError.readFailed(key: key, path: filePath(name), reason: error.description)
         }
         guard fileSize >= EntryFile.fixedHeaderLength, fileSize <= max(configuration.sizeLimit, EntryFile.fixedHeaderLength) else {
-            removeIfUnchanged(name, info)
+            removeIfUnchanged(name, descriptor)
             return miss()
         }
 
@@ -46,22 +46,22 @@ extension DiskCache {
             guard readCount == fileSize else { throw EntryFile.Corruption.tooShort }
             header = try EntryFile.decodeHeader(bytes, fileSize: fileSize)
             guard header.key == key.rawValue else { throw EntryFile.Corruption.keyMismatch }
-            // The whole-body checksum is checked once per file version (see DiskIndex.Record.verified).
-            if record.verified != POSIX.stamp(info) {
+            // The whole-body checksum is checked once per file (see DiskIndex.Record.isVerified).
+            if !(record.isVerified && record.inode == UInt64(info.st_ino)) {
                 try EntryFile.verify(
                     header: header, headerBytes: bytes,
                     body: UnsafeRawBufferPointer(rebasing: bytes[header.headerLength...])
                 )
             }
         } catch {
-            removeIfUnchanged(name, info)
+            removeIfUnchanged(name, descriptor)
             return miss()
         }
 
         let now = configuration.now()
         var metadata = header.metadata
         if let expires = metadata.expires, expires <= now {
-            removeIfUnchanged(name, info)
+            removeIfUnchanged(name, descriptor)
             return miss()
         }
         metadata.lastAccess = now
@@ -75,7 +75,7 @@ extension DiskCache {
             )
             adopted = true
         }
-        recordHit(name, at: now, expiry: DiskIndex.Expiry(metadata.expires), verified: POSIX.stamp(info))
+        recordHit(name, at: now, expiry: DiskIndex.Expiry(metadata.expires), inode: UInt64(info.st_ino))
         return CacheEntry(data: data, metadata: metadata)
     }
 
@@ -84,10 +84,10 @@ extension DiskCache {
         return nil
     }
 
-    private func recordHit(_ name: String, at date: Date, expiry: DiskIndex.Expiry, verified: FileStamp) {
+    private func recordHit(_ name: String, at date: Date, expiry: DiskIndex.Expiry, inode: UInt64) {
         let shouldSave = state.withLock { index -> Bool in
             index.statistics.hits += 1
-            _ = index._touch(name, at: date, expiry: expiry, verified: verified)
+            _ = index._touch(name, at: date, expiry: expiry, inode: inode)
             guard index.unsavedAccess.count >= configuration.accessTimeBatchSize, !index.isFlushScheduled else {
                 return false
             }
@@ -100,9 +100,15 @@ extension DiskCache {
     }
 
     /// Removes a bad or expired file, unless a write has replaced it since it was opened.
-    private func removeIfUnchanged(_ name: String, _ opened: stat) {
+    ///
+    /// A duplicate of the open descriptor pins the file until the write queue decides, so its inode
+    /// number cannot be reused by a newer file in between: equal inodes mean the same file.
+    private func removeIfUnchanged(_ name: String, _ descriptor: Int32) {
+        let pinned = dup(descriptor)
+        guard pinned >= 0 else { return }
         writeQueue.async { [self] in
-            guard let current = POSIX.status(path: filePath(name)),
+            defer { POSIX.closeDescriptor(pinned) }
+            guard let opened = try? POSIX.status(pinned), let current = POSIX.status(path: filePath(name)),
                 current.st_ino == opened.st_ino, current.st_dev == opened.st_dev
             else { return }
             unlink(filePath(name))

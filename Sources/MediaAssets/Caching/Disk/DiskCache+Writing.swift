@@ -34,6 +34,7 @@ extension DiskCache {
         // The modification time records the last access; start it at the cache's clock.
         let now = configuration.now()
         POSIX.setModificationTime(descriptor, now)
+        let inode = (try? POSIX.status(descriptor)).map { UInt64($0.st_ino) } ?? 0
         guard POSIX.closeDescriptor(descriptor) == 0, rename(temporaryPath, finalPath) == 0 else {
             let reason = errnoDescription()
             unlink(temporaryPath)
@@ -44,14 +45,14 @@ extension DiskCache {
         let evicted = state.withLock { index -> [String] in
             index.statistics.writes += 1
             let expiry = DiskIndex.Expiry(entry.metadata.expires)
-            index._insert(name, size: fileSize, lastAccess: now, expiry: expiry)
+            index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, inode: inode)
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             // Sweep to the low-water mark, but never evict the entry just written.
             var evicted = index._evict(downTo: lowWater)
             if let position = evicted.firstIndex(of: name) {
                 evicted.remove(at: position)
                 index.statistics.evictions -= 1
-                index._insert(name, size: fileSize, lastAccess: now, expiry: expiry)
+                index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, inode: inode)
             }
             return evicted
         }
@@ -66,21 +67,26 @@ extension DiskCache {
         }
     }
 
-    /// Removes every entry file in the directory.
+    /// Removes every entry file in the directory; a file that cannot be removed stays indexed.
     func removeAllFiles() throws {
-        state.withLock { index in
-            index.records.removeAll()
-            index.unsavedAccess.removeAll()
-        }
         let names: [String]
         do {
             names = try POSIX.directoryNames(path)
         } catch {
             throw AssetsError.removeFailed(path: path, reason: error.description)
         }
+        var failures: [String] = []
         for name in names where Self.isEntryFileName(name) || name.hasSuffix(Self.temporarySuffix) {
-            unlink(filePath(name))
+            if unlink(filePath(name)) == 0 || errno == ENOENT {
+                _ = state.withLock { $0._remove(name) }
+            } else {
+                failures.append(name)
+            }
         }
+        guard let first = failures.first else { return }
+        throw AssetsError.removeFailed(
+            path: filePath(first), reason: "\(failures.count) file(s) could not be removed: \(errnoDescription())"
+        )
     }
 
     /// Removes expired entry files, learning unknown expiries from the files' headers.

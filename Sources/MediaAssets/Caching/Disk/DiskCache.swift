@@ -10,8 +10,8 @@ import Synchronization
 /// - Each file is named by a hash of the key and holds a header (the full key, metadata, a
 ///   checksum) then the bytes; a read checks the key and checksum, so a collision, a torn or a
 ///   corrupt file is a miss, and the file is removed. The whole-body checksum is verified on the
-///   first read of each file version (inode and change time); repeated hits of an unchanged file
-///   check its header, lengths and key only, so a hot entry costs little more than a plain read.
+///   first read of each file; files are replaced, never changed in place, so repeated hits of the
+///   same file check its header, lengths and key only and cost little more than a plain read.
 /// - A write goes to a temporary file then `rename`s into place: a crash never exposes a torn entry.
 /// - The size limit holds after every write: a write that passes it evicts least recently used
 ///   files down to the low-water mark.
@@ -47,7 +47,7 @@ public final class DiskCache: CacheBackend {
         ) {
             self.directory = directory
             self.sizeLimit = max(0, sizeLimit)
-            self.lowWaterFraction = min(1, max(0, lowWaterFraction))
+            self.lowWaterFraction = lowWaterFraction.isNaN ? 0.8 : min(1, max(0, lowWaterFraction))
             self.accessTimeBatchSize = max(1, accessTimeBatchSize)
             self.now = now
         }

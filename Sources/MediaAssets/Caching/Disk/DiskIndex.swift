@@ -18,10 +18,13 @@ struct DiskIndex {
         var size: Int
         var lastAccess: Date
         var expiry: Expiry
-        /// The file version whose body checksum was verified by a read. A later read of the same
-        /// version checks the header and key but not the whole body; any change to the file (a new
-        /// inode, or a write that moves its change time) is verified again.
-        var verified: FileStamp?
+        /// The inode of the file the record describes; a reader that opened an older file (replaced
+        /// since) must not write its findings onto this record.
+        var inode: UInt64
+        /// Whether a read verified this file's whole-body checksum. Files are only ever replaced
+        /// (a new inode and record), never changed in place, so later reads of the same file check
+        /// the header and key but not the whole body.
+        var isVerified: Bool
     }
 
     /// File names (hashes of keys) by recency; each record's cost is its file size.
@@ -33,18 +36,19 @@ struct DiskIndex {
 
     var totalBytes: Int { records.totalCost }
 
-    mutating func _insert(_ name: String, size: Int, lastAccess: Date, expiry: Expiry) {
-        let record = Record(size: size, lastAccess: lastAccess, expiry: expiry, verified: nil)
+    mutating func _insert(_ name: String, size: Int, lastAccess: Date, expiry: Expiry, inode: UInt64) {
+        let record = Record(size: size, lastAccess: lastAccess, expiry: expiry, inode: inode, isVerified: false)
         records.setValue(record, forKey: name, cost: size)
         unsavedAccess.remove(name)
     }
 
-    /// Marks `name` used at `date`; returns false if the index no longer has it.
-    mutating func _touch(_ name: String, at date: Date, expiry: Expiry, verified: FileStamp) -> Bool {
-        guard var record = records.value(forKey: name) else { return false }
+    /// Marks `name` used at `date` after a verified read of the file with `inode`; returns false if
+    /// the index no longer describes that file.
+    mutating func _touch(_ name: String, at date: Date, expiry: Expiry, inode: UInt64) -> Bool {
+        guard var record = records.value(forKey: name), record.inode == inode else { return false }
         record.lastAccess = date
         record.expiry = expiry
-        record.verified = verified
+        record.isVerified = true
         records.setValue(record, forKey: name, cost: record.size)
         unsavedAccess.insert(name)
         return true
@@ -67,9 +71,3 @@ struct DiskIndex {
     }
 }
 
-/// Identifies one version of a file: its inode and its status change time.
-struct FileStamp: Equatable {
-    var inode: UInt64
-    var changeSeconds: Int
-    var changeNanoseconds: Int
-}

@@ -96,8 +96,9 @@ enum EntryFile {
         let lastModifiedLength = Int(read(UInt32.self, bytes, 60))
         let contentTypeLength = Int(read(UInt32.self, bytes, 64))
         let stringsLength = keyLength + etagLength + lastModifiedLength + contentTypeLength
-        guard fixedHeaderLength + stringsLength == headerLength,
-            bodyLength <= UInt64(Int.max), headerLength + Int(bodyLength) == fileSize
+        // Compared without adding: a hostile body length must not overflow.
+        guard fixedHeaderLength + stringsLength == headerLength, fileSize >= headerLength,
+            bodyLength == UInt64(fileSize - headerLength)
         else { throw .badLengths }
 
         var cursor = fixedHeaderLength
