@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MediaAssetsVideo", targets: ["MediaAssetsVideo"]),
         .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
+        .executable(name: "demo", targets: ["demo"]),
         .executable(name: "benchmarks", targets: ["benchmarks"]),
     ],
     targets: [
@@ -43,6 +44,46 @@ let package = Package(
                 "CZlib", "SampleOrigin",
             ],
             path: "Benchmarks"
+        ),
+
+        // Examples (the README's `swift run demo` and one per media type) and the README's snippets
+        .target(
+            name: "ExampleSupport",
+            dependencies: ["MediaAssets", "MediaAssetsImage", "SampleOrigin", "CZlib"],
+            path: "Examples/ExampleSupport"
+        ),
+        .executableTarget(
+            name: "demo",
+            dependencies: [
+                "ExampleSupport", "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo",
+                "SampleOrigin",
+            ],
+            path: "Examples/demo"
+        ),
+        .executableTarget(
+            name: "image-example",
+            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsImage", "SampleOrigin"],
+            path: "Examples/image-example"
+        ),
+        .executableTarget(
+            name: "animation-example",
+            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsAnimation", "SampleOrigin"],
+            path: "Examples/animation-example"
+        ),
+        .executableTarget(
+            name: "video-example",
+            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsVideo", "SampleOrigin"],
+            path: "Examples/video-example"
+        ),
+        .executableTarget(
+            name: "custom-backend-example",
+            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsImage", "MediaAssetsSQLite", "SampleOrigin"],
+            path: "Examples/custom-backend-example"
+        ),
+        .executableTarget(
+            name: "readme-snippets",
+            dependencies: ["MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite"],
+            path: "Examples/ReadmeSnippets"
         ),
 
         // Tests

@@ -20,7 +20,8 @@ struct Rendition: Sendable {
 /// A decoded original, its cache entry, and whether it came from the network.
 struct DecodedOriginal: Sendable {
     var image: Image
-    var entry: CacheEntry
+    /// The original's bytes entry; nil when the image came from the decoded original kept in memory.
+    var entry: CacheEntry?
     var fetched: Bool
 }
 

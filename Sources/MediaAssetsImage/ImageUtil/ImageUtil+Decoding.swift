@@ -4,13 +4,17 @@ import MediaAssets
 extension ImageUtil {
     /// Steps 3 and 4: the original's bytes, from storage or the network, decoded toward `targetSize`.
     ///
-    /// A decode toward a larger size already under way for the same original is joined: its result still
-    /// covers `targetSize`. A download is decoded before the manager stores it, so undecodable bytes are
+    /// A decoded original kept in memory that covers `targetSize` is used without reading or decoding
+    /// anything, so the styles of one image cost one decode. A decode toward a larger size already under
+    /// way for the same original is joined: its result still covers `targetSize`. A download is decoded before the manager stores it, so undecodable bytes are
     /// never cached; stored bytes that fail to decode are removed before the error is thrown.
     func decodedOriginal(
         _ request: AssetRequest, targetSize: PixelSize?, layout: StorageLayout
     ) async throws -> DecodedOriginal {
         let originalKey = manager.cacheKey(for: request)
+        if let kept = try await keptOriginal(originalKey, covering: targetSize, policy: request.cachePolicy, in: layout) {
+            return DecodedOriginal(image: kept, entry: nil, fetched: false)
+        }
         let source = OriginalSource(
             originalKey: originalKey, storageType: layout.original, cachePolicy: request.cachePolicy
         )
@@ -31,11 +35,13 @@ extension ImageUtil {
                 request, key: originalKey, layout: layout, decode: decodeDownload
             )
             if fetched, let image = entry.decoded?.value as? Image {
+                await keep(image, originalKey: originalKey, targetSize: decodeSize, in: layout)
                 return DecodedOriginal(image: image, entry: entry, fetched: fetched)
             }
             do {
                 let image = try renderer.decode(entry.data, targetSize: decodeSize)
                 counters.withLock { $0.decodes += 1 }
+                await keep(image, originalKey: originalKey, targetSize: decodeSize, in: layout)
                 return DecodedOriginal(image: image, entry: entry, fetched: fetched)
             } catch let error as ImageError {
                 try? await manager.removeData(forKey: originalKey, storageType: layout.original)
@@ -64,5 +70,29 @@ extension ImageUtil {
         if policy == .cacheOnly { throw AssetsError.notCached(key: key) }
         counters.withLock { $0.networkFetches += 1 }
         return (try await manager.entry(for: request, storageType: layout.original, decode: decode), true)
+    }
+
+    /// The key of the decoded original kept in memory.
+    private func keptOriginalKey(_ originalKey: CacheKey) -> CacheKey { originalKey.variant("decoded") }
+
+    /// The downsampled original kept in memory, if it is at least `targetSize` in both dimensions.
+    /// Only styles with a target size use it (`.original` needs the full image and its bytes).
+    private func keptOriginal(
+        _ originalKey: CacheKey, covering targetSize: PixelSize?, policy: AssetRequest.CachePolicy,
+        in layout: StorageLayout
+    ) async throws -> Image? {
+        guard let targetSize, policy.readsVariants, let memory = layout.memory,
+            let image = try await manager.entry(forKey: keptOriginalKey(originalKey), storageType: memory)?
+                .decoded?.value as? Image,
+            image.width >= targetSize.width, image.height >= targetSize.height
+        else { return nil }
+        return image
+    }
+
+    /// Keeps a downsampled original in memory (never on disk) for the other styles of the same image.
+    private func keep(_ image: Image, originalKey: CacheKey, targetSize: PixelSize?, in layout: StorageLayout) async {
+        guard targetSize != nil, let memory = layout.memory else { return }
+        let entry = CacheEntry(data: Data(), decoded: DecodedObject(image, cost: image.cost))
+        try? await manager.store(entry, forKey: keptOriginalKey(originalKey), storageType: memory)
     }
 }

@@ -37,7 +37,9 @@ extension ImageUtil {
         let original = try await decodedOriginal(request, targetSize: style.targetSize, layout: layout)
         if style == .original {
             // The original's bytes stay where the fetch put them; memory gets them with the bitmap beside.
-            try? await remember(original.image, entry: original.entry, forKey: variantKey, in: layout)
+            if let entry = original.entry {
+                try? await remember(original.image, entry: entry, forKey: variantKey, in: layout)
+            }
             let source = Rendition.Source.original(fetched: original.fetched)
             return Rendition(image: original.image, source: source, original: original.image)
         }

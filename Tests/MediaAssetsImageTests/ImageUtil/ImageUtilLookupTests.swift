@@ -78,13 +78,35 @@ struct ImageUtilLookupTests {
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
     }
 
-    @Test("a second style is rendered from the stored original without network")
-    func secondStyleFromStoredOriginal() async throws {
+    @Test("a second style is rendered from the decoded original kept in memory: one decode per image")
+    func secondStyleFromKeptOriginal() async throws {
         // Given one style rendered
         let harness = try ImageUtilHarness()
         defer { harness.tearDown() }
         let url = harness.serve("/photo.jpg", try ImageUtilFixtures.gradientJPEG())
         _ = try await harness.util.image(for: url, style: ImageUtilFixtures.circle)
+
+        // When another style of the same size is asked
+        let rectangle = try await harness.util.image(for: url, style: ImageUtilFixtures.rectangle)
+
+        // Then it is rendered from the decoded original in memory: no disk read, no second decode
+        let statistics = harness.util.statistics
+        #expect(rectangle.width == 96 && rectangle.height == 96)
+        #expect(statistics.diskHits == 0)
+        #expect(statistics.decodes == 1)
+        #expect(statistics.renders == 2)
+        #expect(statistics.networkFetches == 1)
+        #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
+    }
+
+    @Test("after memory is trimmed, a second style is rendered from the stored original without network")
+    func secondStyleFromStoredOriginal() async throws {
+        // Given one style rendered, then memory trimmed
+        let harness = try ImageUtilHarness()
+        defer { harness.tearDown() }
+        let url = harness.serve("/photo.jpg", try ImageUtilFixtures.gradientJPEG())
+        _ = try await harness.util.image(for: url, style: ImageUtilFixtures.circle)
+        await harness.manager.trimMemory()
 
         // When another style is asked
         let rectangle = try await harness.util.image(for: url, style: ImageUtilFixtures.rectangle)

@@ -1,0 +1,12 @@
+/// A user's portrait as the origin serves it.
+public struct SampleAvatar: Sendable {
+    /// The user, from 1.
+    public let userNumber: Int
+    /// The side of the square portrait in pixels (512 to 1024).
+    public let side: Int
+    /// The encoded portrait: JPEG, or PNG with a transparent background for every fifth user.
+    public let file: SampleFile
+
+    /// Whether the portrait is a PNG with transparency.
+    public var isPNG: Bool { file.contentType == "image/png" }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import MediaAssets
+
+// README: "Quick start: AssetsManager"
+func quickStartManager() async throws {
+    let manager = try AssetsManager()  // memory partitions + a disk cache in ~/.cache/MediaAssets
+
+    // Bytes by key, routed by storage type (the seed's API).
+    try await manager.writeData(Data("hello".utf8), forKey: "greeting", storageType: .hybrid(.image))
+    let bytes = try await manager.readData(forKey: "greeting", storageType: .disk)
+    try await manager.removeData(forKey: "greeting", storageType: .hybrid(.image))
+
+    // A fetch: from the cache when fresh, else downloaded once (concurrent asks share it) and stored.
+    let url = URL(string: "https://example.com/data.json")!
+    let entry = try await manager.entry(for: AssetRequest(url: url), storageType: .disk)
+    print(bytes?.count ?? 0, entry.data.count, entry.metadata.etag ?? "no ETag", manager.fetchStatistics)
+}
+
+// README: "Configuration and limits"
+func configuredManager(cacheDirectory: URL) throws -> AssetsManager {
+    var configuration = AssetsManager.Configuration(
+        diskDirectory: cacheDirectory,   // default: $XDG_CACHE_HOME/MediaAssets or ~/.cache/MediaAssets
+        diskSizeLimit: 256 << 20,        // default 512 MiB; least recently used entries go first
+        retryPolicy: RetryPolicy(maxAttempts: 4),
+        maxResponseSize: 64 << 20        // larger responses fail and nothing is stored
+    )
+    configuration.memoryPartitions[.image] = MemoryCache.Limits(costLimit: 64 << 20, countLimit: 500)
+    configuration.keyFactory = .removingQueryItems(["token", "signature", "expires"])
+    return try AssetsManager(configuration: configuration)
+}
+
+// README: "Errors"
+func errorHandling(manager: AssetsManager, url: URL) async {
+    do {
+        _ = try await manager.data(for: AssetRequest(url: url))
+    } catch let error as AssetsError {
+        switch error {
+        case .httpStatus(let code, let url): print("the server answered \(code) for \(url)")
+        case .networkFailure(let url, _, let reason): print("no response from \(url): \(reason)")
+        default: print(error)  // every case has a description a person can act on
+        }
+    } catch {
+        print(error)  // CancellationError, or a util's own error
+    }
+}

@@ -1,0 +1,40 @@
+import ExampleSupport
+import Foundation
+
+let usage = """
+    usage: video-example [--cache DIR]
+           video-example URL [--range START-END] [--out FILE] [--cache DIR]
+
+    Reads a video by byte ranges through VideoUtil, caching 1 MiB chunks.
+
+      (no URL)           streams a generated 64 MiB resource (a synthetic byte stream, not a real
+                         video) from an embedded origin by ranges with seeks, then replays it
+                         from the cache
+      URL                a path, file://, http:// or https:// URL; writes the bytes of the range
+                         (default: all of it) to FILE (default <temp>/mediaassets-video-example.out)
+      --range START-END  byte positions, inclusive as in HTTP (START- reads to the end)
+      --cache DIR        the disk cache directory (default: <temp>/mediaassets-video-example,
+                         emptied at start)
+    """
+
+await ExampleRun.main("video-example", usage: usage, valueOptions: ["--cache", "--out", "--range"]) { arguments in
+    guard arguments.inputs.count <= 1 else {
+        throw ExampleError.usage(reason: "one URL at a time, got \(arguments.inputs.count)")
+    }
+    let cacheDirectory = try ExampleDirectories.cache(
+        option: arguments.value("--cache"), example: "video-example", keepsDefault: false
+    )
+    if let input = arguments.inputs.first {
+        let output = arguments.value("--out").map { URL(fileURLWithPath: $0) }
+            ?? ExampleDirectories.temporary("mediaassets-video-example.out")
+        try await VideoDownload.run(
+            input: input, rangeText: arguments.value("--range"), cacheDirectory: cacheDirectory, output: output
+        )
+    } else {
+        guard arguments.value("--range") == nil, arguments.value("--out") == nil else {
+            throw ExampleError.usage(reason: "--range and --out need a URL")
+        }
+        try await VideoTour.run(cacheDirectory: cacheDirectory)
+    }
+    return 0
+}
