@@ -36,8 +36,15 @@ public final class AnimationUtil: Sendable {
     /// The parsing limits.
     public let configuration: Configuration
 
-    private let animations = RequestPool<CacheKey, LottieAnimation>()
-    private let archives = RequestPool<CacheKey, DotLottie>()
+    /// What loads coalesce on: a `.reload` must not join a `.useCache` load, nor `.disk` a `.hybrid` one.
+    private struct LoadKey: Hashable, Sendable {
+        var key: CacheKey
+        var storageType: StorageType
+        var cachePolicy: AssetRequest.CachePolicy
+    }
+
+    private let animations = RequestPool<LoadKey, LottieAnimation>()
+    private let archives = RequestPool<LoadKey, DotLottie>()
     private let counters = Mutex(AnimationStatistics())
 
     /// Creates a util over `manager`.
@@ -94,7 +101,7 @@ public final class AnimationUtil: Sendable {
 
     /// Memory (the parsed model) → stored bytes (parsed once) → network (parsed before storing).
     private func cachedOrFetched<Model: Sendable>(
-        _ request: AssetRequest, storageType: StorageType, pool: RequestPool<CacheKey, Model>,
+        _ request: AssetRequest, storageType: StorageType, pool: RequestPool<LoadKey, Model>,
         parse: @escaping @Sendable (Data) throws -> (Model, cost: Int)
     ) async throws -> Model {
         let key = manager.cacheKey(for: request)
@@ -105,7 +112,8 @@ public final class AnimationUtil: Sendable {
             counters.withLock { $0.memoryHits += 1 }
             return model
         }
-        return try await pool.value(for: key, priority: request.priority.taskPriority) { [self] _ in
+        let loadKey = LoadKey(key: key, storageType: storageType, cachePolicy: request.cachePolicy)
+        return try await pool.value(for: loadKey, priority: request.priority.taskPriority) { [self] _ in
             try await load(request, key: key, storageType: storageType, parse: parse)
         }
     }
@@ -124,13 +132,28 @@ public final class AnimationUtil: Sendable {
                 throw error
             }
         }
+        // Stored bytes are read from the byte part directly: a hybrid read would first promote the
+        // bytes alone into memory, only for the parsed model to replace them.
+        let bytesPart: StorageType = if case .hybrid = storageType { .disk } else { storageType }
+        var stored: CacheEntry?
+        if request.cachePolicy == .useCache || request.cachePolicy == .cacheOnly {
+            stored = try await manager.entry(forKey: key, storageType: bytesPart)
+            if let entry = stored, request.cachePolicy == .useCache, !entry.isFresh(at: manager.configuration.now()) {
+                stored = nil  // stale: the manager's fetch revalidates it
+            }
+        }
         // The manager calls this only for responses (a download, or a 304's kept bytes).
         let decodeResponse: @Sendable (Data) throws -> DecodedObject = { [self] data in
             counters.withLock { $0.networkFetches += 1 }
             return try counted(data)
         }
-        let entry = try await manager.entry(for: request, storageType: storageType, decode: decodeResponse)
-        if let model = entry.decoded?.value as? Model { return model }
+        let entry: CacheEntry
+        if let stored {
+            entry = stored
+        } else {
+            entry = try await manager.entry(for: request, storageType: storageType, decode: decodeResponse)
+            if let model = entry.decoded?.value as? Model { return model }
+        }
         // Bytes found in storage: parse them once, and keep the model in memory.
         let decoded: DecodedObject
         do {

@@ -1,3 +1,4 @@
+import Foundation
 import MediaAssets
 
 /// What one render flight produced, and where it came from.
@@ -23,6 +24,8 @@ struct DecodedOriginal: Sendable {
     /// The original's bytes entry; nil when the image came from the decoded original kept in memory.
     var entry: CacheEntry?
     var fetched: Bool
+    /// Until when the original is fresh; its styled variants inherit it.
+    var freshUntil: Date?
 }
 
 /// What render flights coalesce on.

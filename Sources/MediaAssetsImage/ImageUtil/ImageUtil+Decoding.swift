@@ -13,7 +13,7 @@ extension ImageUtil {
     ) async throws -> DecodedOriginal {
         let originalKey = manager.cacheKey(for: request)
         if let kept = try await keptOriginal(originalKey, covering: targetSize, policy: request.cachePolicy, in: layout) {
-            return DecodedOriginal(image: kept, entry: nil, fetched: false)
+            return DecodedOriginal(image: kept.image, entry: nil, fetched: false, freshUntil: kept.freshUntil)
         }
         let source = OriginalSource(
             originalKey: originalKey, storageType: layout.original, cachePolicy: request.cachePolicy
@@ -34,15 +34,16 @@ extension ImageUtil {
             let (entry, fetched) = try await originalEntry(
                 request, key: originalKey, layout: layout, decode: decodeDownload
             )
+            let freshUntil = entry.metadata.freshUntil
             if fetched, let image = entry.decoded?.value as? Image {
-                await keep(image, originalKey: originalKey, targetSize: decodeSize, in: layout)
-                return DecodedOriginal(image: image, entry: entry, fetched: fetched)
+                await keep(image, originalKey: originalKey, targetSize: decodeSize, freshUntil: freshUntil, in: layout)
+                return DecodedOriginal(image: image, entry: entry, fetched: fetched, freshUntil: freshUntil)
             }
             do {
                 let image = try renderer.decode(entry.data, targetSize: decodeSize)
                 counters.withLock { $0.decodes += 1 }
-                await keep(image, originalKey: originalKey, targetSize: decodeSize, in: layout)
-                return DecodedOriginal(image: image, entry: entry, fetched: fetched)
+                await keep(image, originalKey: originalKey, targetSize: decodeSize, freshUntil: freshUntil, in: layout)
+                return DecodedOriginal(image: image, entry: entry, fetched: fetched, freshUntil: freshUntil)
             } catch let error as ImageError {
                 try? await manager.removeData(forKey: originalKey, storageType: layout.original)
                 if let memory = layout.memory, memory != layout.original {
@@ -80,19 +81,23 @@ extension ImageUtil {
     private func keptOriginal(
         _ originalKey: CacheKey, covering targetSize: PixelSize?, policy: AssetRequest.CachePolicy,
         in layout: StorageLayout
-    ) async throws -> Image? {
-        guard let targetSize, policy.readsVariants, let memory = layout.memory,
-            let image = try await manager.entry(forKey: keptOriginalKey(originalKey), storageType: memory)?
-                .decoded?.value as? Image,
+    ) async throws -> (image: Image, freshUntil: Date?)? {
+        guard let targetSize, let memory = layout.memory,
+            let entry = try await manager.entry(forKey: keptOriginalKey(originalKey), storageType: memory),
+            policy.accepts(entry, at: manager.configuration.now()),
+            let image = entry.decoded?.value as? Image,
             image.width >= targetSize.width, image.height >= targetSize.height
         else { return nil }
-        return image
+        return (image, entry.metadata.freshUntil)
     }
 
     /// Keeps a downsampled original in memory (never on disk) for the other styles of the same image.
-    private func keep(_ image: Image, originalKey: CacheKey, targetSize: PixelSize?, in layout: StorageLayout) async {
+    private func keep(
+        _ image: Image, originalKey: CacheKey, targetSize: PixelSize?, freshUntil: Date?, in layout: StorageLayout
+    ) async {
         guard targetSize != nil, let memory = layout.memory else { return }
-        let entry = CacheEntry(data: Data(), decoded: DecodedObject(image, cost: image.cost))
+        let metadata = CacheMetadata(created: manager.configuration.now(), freshUntil: freshUntil)
+        let entry = CacheEntry(data: Data(), metadata: metadata, decoded: DecodedObject(image, cost: image.cost))
         try? await manager.store(entry, forKey: keptOriginalKey(originalKey), storageType: memory)
     }
 }

@@ -8,7 +8,7 @@ extension ImageUtil {
             try style.validate()
             let layout = StorageLayout(storageType)
             let variantKey = cacheKey(for: request, style: style)
-            if request.cachePolicy.readsVariants, let image = try await decodedImage(forKey: variantKey, in: layout) {
+            if let image = try await decodedImage(forKey: variantKey, in: layout, policy: request.cachePolicy) {
                 counters.withLock { $0.memoryHits += 1 }
                 return Rendition(image: image, source: .memory)
             }
@@ -26,12 +26,12 @@ extension ImageUtil {
     private func render(
         _ request: AssetRequest, style: AvatarStyle, variantKey: CacheKey, layout: StorageLayout
     ) async throws -> Rendition {
-        let readsVariants = request.cachePolicy.readsVariants
-        if readsVariants, let image = try await decodedImage(forKey: variantKey, in: layout) {
+        let policy = request.cachePolicy
+        if let image = try await decodedImage(forKey: variantKey, in: layout, policy: policy) {
             counters.withLock { $0.memoryHits += 1 }
             return Rendition(image: image, source: .memory)
         }
-        if readsVariants, style != .original, let image = try await storedVariant(forKey: variantKey, in: layout) {
+        if style != .original, let image = try await storedVariant(forKey: variantKey, in: layout, policy: policy) {
             return Rendition(image: image, source: .storedVariant)
         }
         let original = try await decodedOriginal(request, targetSize: style.targetSize, layout: layout)
@@ -51,7 +51,10 @@ extension ImageUtil {
         }
         counters.withLock { $0.renders += 1 }
         let encoded = try renderer.encode(styled)
-        let metadata = CacheMetadata(created: manager.configuration.now(), contentType: encoded.format.mimeType)
+        // A variant is as fresh as its original: once stale, it is made again from the revalidated original.
+        let metadata = CacheMetadata(
+            created: manager.configuration.now(), freshUntil: original.freshUntil, contentType: encoded.format.mimeType
+        )
         let decoded = DecodedObject(styled, cost: styled.cost)
         let entry = CacheEntry(data: encoded.data, metadata: metadata, decoded: decoded)
         do {
@@ -63,16 +66,24 @@ extension ImageUtil {
         return Rendition(image: styled, source: .original(fetched: original.fetched), original: original.image)
     }
 
-    /// Step 1: the decoded image memory keeps beside the bytes of `key`.
-    private func decodedImage(forKey key: CacheKey, in layout: StorageLayout) async throws -> Image? {
-        guard let memory = layout.memory else { return nil }
-        return try await manager.entry(forKey: key, storageType: memory)?.decoded?.value as? Image
+    /// Step 1: the decoded image memory keeps beside the bytes of `key`, if `policy` lets it answer.
+    private func decodedImage(
+        forKey key: CacheKey, in layout: StorageLayout, policy: AssetRequest.CachePolicy
+    ) async throws -> Image? {
+        guard let memory = layout.memory, let entry = try await manager.entry(forKey: key, storageType: memory),
+            policy.accepts(entry, at: manager.configuration.now())
+        else { return nil }
+        return entry.decoded?.value as? Image
     }
 
     /// Step 2: the stored variant's bytes, decoded and kept in memory. A variant that no longer decodes is
     /// removed, so it is rendered again.
-    private func storedVariant(forKey key: CacheKey, in layout: StorageLayout) async throws -> Image? {
-        guard let entry = try await manager.entry(forKey: key, storageType: layout.bytes) else { return nil }
+    private func storedVariant(
+        forKey key: CacheKey, in layout: StorageLayout, policy: AssetRequest.CachePolicy
+    ) async throws -> Image? {
+        guard let entry = try await manager.entry(forKey: key, storageType: layout.bytes),
+            policy.accepts(entry, at: manager.configuration.now())
+        else { return nil }
         let image: Image
         do {
             image = try renderer.decode(entry.data, targetSize: nil)
@@ -100,6 +111,13 @@ extension ImageUtil {
 }
 
 extension AssetRequest.CachePolicy {
-    /// Whether cached variants and decoded images may answer (a reload or revalidation goes to the original).
-    var readsVariants: Bool { self == .useCache || self == .cacheOnly }
+    /// Whether a cached variant or decoded original may answer: `.useCache` takes fresh ones,
+    /// `.cacheOnly` any, `.reload` and `.revalidate` none (they go to the original).
+    func accepts(_ entry: CacheEntry, at date: Date) -> Bool {
+        switch self {
+        case .useCache: return entry.isFresh(at: date)
+        case .cacheOnly: return true
+        case .reload, .revalidate: return false
+        }
+    }
 }

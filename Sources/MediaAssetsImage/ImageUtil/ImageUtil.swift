@@ -82,7 +82,9 @@ public final class ImageUtil: Sendable {
     ) -> Image? {
         guard let memory = StorageLayout(storageType).memory,
             let cache = (try? manager.backend(for: memory)) as? MemoryCache,
-            let image = cache.entry(forKey: cacheKey(for: request, style: style))?.decoded?.value as? Image
+            let entry = cache.entry(forKey: cacheKey(for: request, style: style)),
+            request.cachePolicy.accepts(entry, at: manager.configuration.now()),
+            let image = entry.decoded?.value as? Image
         else { return nil }
         counters.withLock { $0.memoryHits += 1 }
         return image
