@@ -83,6 +83,23 @@ extension VideoUtil {
         guard response.data.count == expected.count else {
             throw VideoError.shortBody(url: url, expected: expected, receivedBytes: response.data.count)
         }
+        // If-Range is not sent with a weak ETag, and some servers ignore it: a 206 of changed content
+        // of the same length must not be spliced into the old chunks.
+        if Self.validatorsDiffer(response, from: info) {
+            await invalidate(key: key, old: info, replacement: nil)
+            throw ReadRestart()
+        }
+    }
+
+    /// Whether a response names a different version than `info`, by the validators it carries
+    /// (ETags compared weakly: `W/"x"` and `"x"` are the same version).
+    static func validatorsDiffer(_ response: DataResponse, from info: VideoContentInfo) -> Bool {
+        func opaque(_ etag: String) -> String { etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag }
+        if let etag = info.etag, let received = response.header("etag") { return opaque(etag) != opaque(received) }
+        if let lastModified = info.lastModified, let received = response.header("last-modified") {
+            return lastModified != received
+        }
+        return false
     }
 
     /// Handles a 200 to a Range request: returns when the server merely ignores Range (same content);

@@ -12,8 +12,10 @@ import Synchronization
 /// fetched wait on that fetch. A run's body is cut into chunks when it is complete (the loader
 /// returns whole bodies), and each chunk is stored only when complete and of the expected length.
 /// A read works through its range in windows of 8 MiB (at least 4 chunks), so a run longer than
-/// that takes one request per window: it bounds the memory a long stream holds and lets a stream
-/// yield a long missing run window by window.
+/// that takes one request per window and a stream yields a long missing run window by window.
+/// A stream does not wait for its consumer: what it has yielded and the consumer has not taken yet
+/// stays buffered, so a consumer much slower than the network should read long ranges in pieces
+/// with `data(for:range:)`.
 ///
 /// Fetches after the first send `If-Range`. A 200 where a 206 was asked means either a changed
 /// resource (new ETag or length: its chunks are dropped and the read starts over on the new content)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MediaAssets
 @testable import MediaAssetsVideo
 
 @Suite struct ChunkMathTests {
@@ -54,5 +55,25 @@ import Testing
         #expect(ChunkRecord.decode(try record.encoded()) == record)
         #expect(ChunkRecord.decode(Data("{}".utf8)) == nil)
         #expect(ChunkRecord.decode(Data([0xFF, 0x00])) == nil)
+    }
+}
+
+@Suite("Video validators")
+struct VideoValidatorTests {
+    private func response(_ headers: [String: String]) -> DataResponse {
+        DataResponse(url: URL(string: "https://cdn.example.com/v.mp4")!, statusCode: 206, headers: headers, data: Data())
+    }
+
+    @Test func a206OfAnotherVersionIsNotSpliced() {
+        let strong = VideoContentInfo(length: 100, contentType: "video/mp4", etag: "\"v1\"", lastModified: nil)
+        let weak = VideoContentInfo(length: 100, contentType: "video/mp4", etag: "W/\"v1\"", lastModified: nil)
+        let dated = VideoContentInfo(
+            length: 100, contentType: "video/mp4", etag: nil, lastModified: "Wed, 21 Oct 2015 07:28:00 GMT"
+        )
+        #expect(!VideoUtil.validatorsDiffer(response(["ETag": "\"v1\""]), from: strong))
+        #expect(!VideoUtil.validatorsDiffer(response(["ETag": "\"v1\""]), from: weak), "weak comparison")
+        #expect(VideoUtil.validatorsDiffer(response(["ETag": "W/\"v2\""]), from: weak))
+        #expect(VideoUtil.validatorsDiffer(response(["Last-Modified": "Thu, 22 Oct 2015 07:28:00 GMT"]), from: dated))
+        #expect(!VideoUtil.validatorsDiffer(response([:]), from: strong), "a response without validators proves nothing")
     }
 }

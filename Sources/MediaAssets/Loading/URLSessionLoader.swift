@@ -116,6 +116,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
             let limit = transfer.maxResponseSize
             let tooLarge = expected.map { $0 > limit } ?? false
             if tooLarge, let url = response.url { transfer.failure = .responseTooLarge(url: url, limit: limit) }
+            // One allocation for the whole body when its length is announced.
+            if !tooLarge, let expected { transfer.body.reserveCapacity(Int(expected)) }
             tasks[dataTask.taskIdentifier] = transfer
             return tooLarge
         }

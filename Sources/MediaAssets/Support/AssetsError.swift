@@ -33,7 +33,7 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "No cache backend is registered for \(storageType); register one with "
                 + "AssetsManager.register(_:for: \(storageType)) or list it in the configuration."
         case .directoryUnavailable(let path, let reason):
-            return "The cache directory \(path) cannot be used: \(reason). Choose a writable directory."
+            return "The cache directory \(path) cannot be used: \(Self.clause(reason)). Choose a writable directory."
         case .directoryLocked(let path):
             return "The cache directory \(path) is in use by another DiskCache (a lock is held on "
                 + "\(path)/.lock); give each cache its own directory."
@@ -61,6 +61,11 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     }
 
     public var errorDescription: String? { description }
+
+    /// A system message without its closing full stop, to sit inside a sentence.
+    private static func clause(_ reason: String) -> String {
+        reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+    }
 }
 
 /// The text of a C `errno` value.
