@@ -1,4 +1,8 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MediaAssets
 import MediaAssetsAnimation
 
 /// Benchmarks Lottie parsing against `JSONSerialization`, and dotLottie reading against zlib alone.
@@ -6,7 +10,8 @@ import MediaAssetsAnimation
 /// Rows:
 /// - cold parse of a generated ~2.3 MB animation vs `JSONSerialization.jsonObject` on the same bytes
 ///   (target ≤ 1.2);
-/// - opening a dotLottie holding it (deflated), with CRC check and parse, vs inflating it alone.
+/// - opening a dotLottie holding it (deflated), with CRC check and parse, vs inflating it alone;
+/// - an `AnimationUtil` memory hit, per call, vs parsing that animation.
 func runAnimationParsingBenchmarks(table: BenchmarkTable) async throws {
     let json = makeLargeLottieJSON(layerCount: 1_000)
     let size = String(format: "%.1f MB", Double(json.count) / 1_000_000)
@@ -35,6 +40,31 @@ func runAnimationParsingBenchmarks(table: BenchmarkTable) async throws {
     table.add(
         "dotLottie open + parse (\(archive.count / 1000) kB archive)", unit: "ms", median: open * 1000,
         baseline: "zlib inflate alone", baselineMedian: inflate * 1000
+    )
+    try await runAnimationMemoryHit(json, table: table)
+}
+
+/// One animation fetched once through `AnimationUtil`, then asked for again and again.
+private func runAnimationMemoryHit(_ json: Data, table: BenchmarkTable) async throws {
+    struct OneAnimationLoader: DataLoading {
+        let json: Data
+        func load(_ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?) async throws -> DataResponse {
+            DataResponse(url: request.url!, statusCode: 200, headers: [:], data: json)
+        }
+    }
+    let manager = try AssetsManager(configuration: .init(usesDiskCache: false, loader: OneAnimationLoader(json: json)))
+    let util = AnimationUtil(manager: manager)
+    let url = URL(string: "https://cdn.example.com/large.json")!
+    _ = try await util.animation(for: url, storageType: .lru(.lottie))
+    let calls = 10_000
+    let hit = try await medianSecondsAsync(repetitions: 9) {
+        for _ in 0..<calls { blackHole(try await util.animation(for: url, storageType: .lru(.lottie))) }
+    }
+    let parse = try medianSeconds(repetitions: 5) { blackHole(try LottieAnimation.parse(json)) }
+    precondition(util.statistics.parses == 1, "memory hits must not parse")
+    table.add(
+        "AnimationUtil memory hit (per call, 0 parses)", unit: "µs", median: hit * 1e6 / Double(calls),
+        baseline: "parsing the same animation", baselineMedian: parse * 1e6
     )
 }
 

@@ -8,6 +8,12 @@ func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
     let photos = try sizes.enumerated().map { index, size in
         try makePhotoLikeJPEG(width: size.0, height: size.1, seed: UInt64(index + 11))
     }
+    // For comparisons with other libraries on the same files (see the README's benchmark notes).
+    if let directory = ProcessInfo.processInfo.environment["MEDIAASSETS_EXPORT_PHOTOS"] {
+        for (index, photo) in photos.enumerated() {
+            try photo.write(to: URL(fileURLWithPath: directory).appendingPathComponent("photo-\(index).jpg"))
+        }
+    }
     let style = AvatarStyle.circle(diameter: 96)
     let renderer = VariantRenderer()
     func runPipeline(downsampling: Bool) throws {
