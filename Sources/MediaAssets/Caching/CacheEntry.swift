@@ -2,38 +2,73 @@ import Foundation
 
 /// What a backend stores under a key: the bytes, their metadata and, in memory backends only, a
 /// decoded object beside the bytes so that a memory hit costs no decoding or parsing.
+///
+/// A value type over one immutable storage object: copying an entry (out of a cache, into a task)
+/// costs a single reference count, however many fields it has; setting a field makes new storage.
 public struct CacheEntry: Sendable {
-    /// The stored bytes (the encoded image, the animation's JSON, a video chunk).
-    public var data: Data
-    /// Dates, HTTP validators and content type.
-    public var metadata: CacheMetadata
-    /// A decoded form of `data` that memory backends keep; byte backends ignore it.
-    public var decoded: DecodedObject?
+    private final class Storage: Sendable {
+        let data: Data
+        let metadata: CacheMetadata
+        let decoded: DecodedObject?
+        /// `metadata.expires`, kept apart so a cache can check it without copying the metadata.
+        let expires: Date?
+
+        init(data: Data, metadata: CacheMetadata, decoded: DecodedObject?) {
+            self.data = data
+            self.metadata = metadata
+            self.decoded = decoded
+            self.expires = metadata.expires
+        }
+    }
+
+    private var storage: Storage
 
     /// Creates an entry.
     public init(data: Data, metadata: CacheMetadata = CacheMetadata(), decoded: DecodedObject? = nil) {
-        self.data = data
-        self.metadata = metadata
-        self.decoded = decoded
+        storage = Storage(data: data, metadata: metadata, decoded: decoded)
+    }
+
+    /// The stored bytes (the encoded image, the animation's JSON, a video chunk).
+    public var data: Data {
+        get { storage.data }
+        set { storage = Storage(data: newValue, metadata: storage.metadata, decoded: storage.decoded) }
+    }
+
+    /// Dates, HTTP validators and content type.
+    public var metadata: CacheMetadata {
+        get { storage.metadata }
+        set { storage = Storage(data: storage.data, metadata: newValue, decoded: storage.decoded) }
+    }
+
+    /// A decoded form of `data` that memory backends keep; byte backends ignore it.
+    public var decoded: DecodedObject? {
+        get { storage.decoded }
+        set { storage = Storage(data: storage.data, metadata: storage.metadata, decoded: newValue) }
     }
 
     /// The size of the bytes.
-    public var size: Int { data.count }
+    public var size: Int { storage.data.count }
 
     /// The memory an in-memory backend charges for this entry: the bytes plus the decoded object.
-    public var memoryCost: Int { data.count + (decoded?.cost ?? 0) }
+    public var memoryCost: Int { storage.data.count + (storage.decoded?.cost ?? 0) }
 
     /// Whether the entry may be used at `date` without revalidation (its `freshUntil` has not passed).
     public func isFresh(at date: Date) -> Bool {
-        guard let freshUntil = metadata.freshUntil else { return true }
+        guard let freshUntil = storage.metadata.freshUntil else { return true }
         return freshUntil > date
     }
 
     /// Whether the entry's hard expiry has passed at `date`; an expired entry is a miss in every backend.
     public func isExpired(at date: Date) -> Bool {
-        guard let expires = metadata.expires else { return false }
+        guard let expires = storage.expires else { return false }
         return expires <= date
     }
+
+    /// The hard expiry, read without copying the metadata (for caches on their hot path).
+    var expires: Date? { storage.expires }
+
+    /// Whether two entries are the same stored value (not merely equal contents).
+    func isSameStorage(as other: CacheEntry) -> Bool { storage === other.storage }
 }
 
 /// Metadata kept with every entry and persisted by byte backends.

@@ -23,46 +23,32 @@ public final class MemoryCache: CacheBackend {
         }
     }
 
-    /// An entry as the list holds it: a reference, so that work under the lock moves a pointer
-    /// rather than copying the entry's many fields; the fields read under the lock are kept apart.
-    private final class Stored: Sendable {
-        let entry: CacheEntry
-        let expires: Date?
-        let dataCount: Int
-
-        init(_ entry: CacheEntry) {
-            self.entry = entry
-            self.expires = entry.metadata.expires
-            self.dataCount = entry.data.count
-        }
-    }
-
     private struct State {
-        var entries = LRUList<CacheKey, Stored>()
+        var entries = LRUList<CacheKey, CacheEntry>()
         var statistics = CacheStatistics()
         var dataBytes = 0
 
-        mutating func _set(_ stored: Stored, forKey key: CacheKey, cost: Int) -> Stored? {
-            let replaced = entries.setValue(stored, forKey: key, cost: cost)
-            dataBytes += stored.dataCount - (replaced?.dataCount ?? 0)
+        mutating func _set(_ entry: CacheEntry, forKey key: CacheKey, cost: Int) -> CacheEntry? {
+            let replaced = entries.setValue(entry, forKey: key, cost: cost)
+            dataBytes += entry.size - (replaced?.size ?? 0)
             return replaced
         }
 
-        mutating func _remove(_ key: CacheKey) -> Stored? {
+        mutating func _remove(_ key: CacheKey) -> CacheEntry? {
             guard let removed = entries.removeValue(forKey: key)?.value else { return nil }
-            dataBytes -= removed.dataCount
+            dataBytes -= removed.size
             return removed
         }
 
-        mutating func _evictOldest() -> Stored? {
+        mutating func _evictOldest() -> CacheEntry? {
             guard let oldest = entries.removeLeastRecent()?.value else { return nil }
-            dataBytes -= oldest.dataCount
+            dataBytes -= oldest.size
             statistics.evictions += 1
             return oldest
         }
 
-        mutating func _removeAll() -> LRUList<CacheKey, Stored> {
-            var removed = LRUList<CacheKey, Stored>()
+        mutating func _removeAll() -> LRUList<CacheKey, CacheEntry> {
+            var removed = LRUList<CacheKey, CacheEntry>()
             swap(&removed, &entries)
             dataBytes = 0
             return removed
@@ -89,29 +75,31 @@ public final class MemoryCache: CacheBackend {
     /// - Complexity: O(1)
     public func entry(forKey key: CacheKey) -> CacheEntry? {
         // The clock is read outside the lock, and only for entries that can expire.
-        let found = state.withLock { state -> Stored? in
-            guard let stored = state.entries.value(forKey: key) else {
+        let found = state.withLock { state -> CacheEntry? in
+            guard let entry = state.entries.value(forKey: key) else {
                 state.statistics.misses += 1
                 return nil
             }
-            if stored.expires == nil { state.statistics.hits += 1 }
-            return stored
+            if entry.expires == nil { state.statistics.hits += 1 }
+            return entry
         }
         guard let found else { return nil }
-        guard let expires = found.expires else { return found.entry }
+        guard let expires = found.expires else { return found }
         let isExpired = expires <= now()
-        let dropped = state.withLock { state -> Stored? in
+        let dropped = state.withLock { state -> CacheEntry? in
             guard isExpired else {
                 state.statistics.hits += 1
                 return nil
             }
             state.statistics.misses += 1
             // Drop it only if it is still the expired one: a concurrent store may have replaced it.
-            guard let current = state.entries.peekValue(forKey: key), current === found else { return nil }
+            guard let current = state.entries.peekValue(forKey: key), current.isSameStorage(as: found) else {
+                return nil
+            }
             return state._remove(key)
         }
         withExtendedLifetime(dropped) {}
-        return isExpired ? nil : found.entry
+        return isExpired ? nil : found
     }
 
     /// Stores `entry`, evicting least recently used entries to stay within the limits.
@@ -124,15 +112,14 @@ public final class MemoryCache: CacheBackend {
         let cost = entry.memoryCost
         // Replaced and evicted entries are released after the lock is dropped: their deinit
         // may run user code. An empty array does not allocate, so a plain store allocates nothing.
-        let stored = Stored(entry)
-        let released = state.withLock { state -> (replaced: Stored?, evicted: [Stored]) in
+        let released = state.withLock { state -> (replaced: CacheEntry?, evicted: [CacheEntry]) in
             guard cost <= limits.costLimit, limits.countLimit > 0 else {
                 state.statistics.rejectedTooLarge += 1
                 return (state._remove(key), [])
             }
             state.statistics.writes += 1
-            let replaced = state._set(stored, forKey: key, cost: cost)
-            var evicted: [Stored] = []
+            let replaced = state._set(entry, forKey: key, cost: cost)
+            var evicted: [CacheEntry] = []
             while state.entries.totalCost > limits.costLimit || state.entries.count > limits.countLimit,
                 let oldest = state._evictOldest()
             {
@@ -160,10 +147,10 @@ public final class MemoryCache: CacheBackend {
     /// - Complexity: O(n)
     public func removeExpired() {
         let date = now()
-        let removed = state.withLock { state -> [Stored] in
-            var removed: [Stored] = []
+        let removed = state.withLock { state -> [CacheEntry] in
+            var removed: [CacheEntry] = []
             for key in state.entries.keysByRecency {
-                if let stored = state.entries.peekValue(forKey: key), let expires = stored.expires, expires <= date,
+                if let entry = state.entries.peekValue(forKey: key), entry.isExpired(at: date),
                     let expired = state._remove(key)
                 {
                     removed.append(expired)
@@ -178,8 +165,8 @@ public final class MemoryCache: CacheBackend {
     ///
     /// The manager's `trimMemory()` calls this with 0 on memory pressure.
     public func trim(toCost costLimit: Int) {
-        let evicted = state.withLock { state -> [Stored] in
-            var evicted: [Stored] = []
+        let evicted = state.withLock { state -> [CacheEntry] in
+            var evicted: [CacheEntry] = []
             while state.entries.totalCost > costLimit, let oldest = state._evictOldest() {
                 evicted.append(oldest)
             }
