@@ -100,6 +100,19 @@ private func runDiskHitBenchmarks(table: BenchmarkTable) async throws {
             "disk hit, \(label) entry", unit: "µs", median: hit * scale,
             baseline: "Data(contentsOf:) of a plain file", baselineMedian: plain * scale, target: 1.3
         )
+        if size < 100_000 {
+            // What every read off the caller's executor pays before touching the file.
+            let queue = DispatchQueue(label: "bench.hop", attributes: .concurrent)
+            let hop = await medianSecondsAsync(repetitions: 9) {
+                for _ in 0..<readsPerSample {
+                    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+                }
+            }
+            table.add(
+                "  of which: a hop to a dispatch queue and back", unit: "µs", median: hop * scale,
+                baseline: "Data(contentsOf:) of a plain file", baselineMedian: plain * scale
+            )
+        }
         await cache.close()
     }
 }

@@ -39,7 +39,7 @@ public final class SQLiteBackend: CacheBackend {
     /// Only ever taken on `queue`, which already runs one block at a time, so it is never
     /// contended: the mutex is how the compiler knows the connection is used by one thread at a time.
     let store: Mutex<SQLiteStore>
-    let queue = DispatchQueue(label: "MediaAssets.SQLiteBackend", qos: .userInitiated)
+    let queue = DispatchQueue(label: "MediaAssets.SQLiteBackend")
 
     /// Opens the database at `configuration.path`, creating it (and its directory) if missing.
     ///

@@ -79,8 +79,10 @@ public final class DiskCache: CacheBackend {
     /// The lock file's descriptor; -1 once closed.
     let lockDescriptor: Mutex<Int32>
     let state = Mutex(DiskIndex())
-    let readQueue = DispatchQueue(label: "MediaAssets.DiskCache.read", qos: .userInitiated, attributes: .concurrent)
-    let writeQueue = DispatchQueue(label: "MediaAssets.DiskCache.write", qos: .userInitiated)
+    // Default QoS, like the tasks that await them: a queue of another QoS class parks and wakes
+    // threads on every hop (about 15 µs a read here, measured).
+    let readQueue = DispatchQueue(label: "MediaAssets.DiskCache.read", attributes: .concurrent)
+    let writeQueue = DispatchQueue(label: "MediaAssets.DiskCache.write")
 
     /// Opens (creating if needed) the cache in `configuration.directory`.
     ///
