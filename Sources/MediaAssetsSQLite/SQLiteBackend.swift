@@ -32,6 +32,9 @@ import Glibc
 public final class SQLiteBackend: CacheBackend {
     /// The backend's configuration.
     public let configuration: Configuration
+
+    /// The size limit of the stored entries' bytes.
+    public var byteLimit: Int? { configuration.sizeLimit }
     /// The database file.
     public var path: URL { configuration.path }
 

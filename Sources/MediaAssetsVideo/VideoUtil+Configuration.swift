@@ -9,8 +9,9 @@ extension VideoUtil {
         public var storageType: StorageType
         /// Resources larger than this many bytes play through uncached.
         ///
-        /// `nil` derives it from the backend of `storageType`: a `DiskCache`'s `sizeLimit`, a
-        /// `MemoryCache`'s `costLimit`, a `HybridBackend`'s storage; any other backend is unlimited.
+        /// `nil` takes the `byteLimit` of the backend for `storageType` (a `DiskCache`'s size limit,
+        /// a `MemoryCache`'s cost limit, a `HybridBackend`'s storage, whatever a custom backend
+        /// declares); a backend without one counts as unlimited.
         /// Set it explicitly to cache resources that must stream through a smaller cache (evicting
         /// as they go).
         public var maxCachedResourceSize: Int?
@@ -20,16 +21,6 @@ extension VideoUtil {
             self.chunkSize = chunkSize
             self.storageType = storageType
             self.maxCachedResourceSize = maxCachedResourceSize
-        }
-    }
-
-    /// The byte budget of `backend`, or `nil` when it has none this util knows of.
-    static func budget(of backend: any CacheBackend) -> Int? {
-        switch backend {
-        case let disk as DiskCache: return disk.configuration.sizeLimit
-        case let memory as MemoryCache: return memory.limits.costLimit
-        case let hybrid as HybridBackend: return budget(of: hybrid.storage) ?? budget(of: hybrid.memory)
-        default: return nil
         }
     }
 }

@@ -44,7 +44,7 @@ extension VideoUtil {
     func isCacheable(_ length: Int) -> Bool {
         if let limit = configuration.maxCachedResourceSize { return length <= limit }
         guard let backend = try? manager.backend(for: configuration.storageType),
-            let limit = Self.budget(of: backend)
+            let limit = backend.byteLimit
         else { return true }
         return length <= limit
     }

@@ -39,9 +39,16 @@ public protocol CacheBackend: Sendable {
 
     /// A snapshot of the counters and current contents.
     func statistics() async -> CacheStatistics
+
+    /// The most bytes the backend keeps, if it has a limit: utils use it to decide what is worth
+    /// caching at all (a video larger than the budget plays through uncached). The default is nil.
+    var byteLimit: Int? { get }
 }
 
 extension CacheBackend {
+    /// No limit is known.
+    public var byteLimit: Int? { nil }
+
     /// Does nothing: expired entries are misses whether or not they are removed.
     public func removeExpired() async throws {}
 }

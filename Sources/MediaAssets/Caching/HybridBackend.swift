@@ -104,6 +104,9 @@ public final class HybridBackend: CacheBackend {
         return statistics
     }
 
+    /// The storage's limit (what can be kept at all), else the memory's.
+    public var byteLimit: Int? { storage.byteLimit ?? memory.byteLimit }
+
     /// Reads served by memory.
     public var memoryHits: Int { counters.withLock { $0.memoryHits } }
     /// Reads served by storage (and promoted).

@@ -175,6 +175,9 @@ public final class MemoryCache: CacheBackend {
         withExtendedLifetime(evicted) {}
     }
 
+    /// The cost limit: bytes plus decoded objects.
+    public var byteLimit: Int? { limits.costLimit }
+
     /// A snapshot of the counters and current contents.
     public func statistics() -> CacheStatistics {
         state.withLock { state in

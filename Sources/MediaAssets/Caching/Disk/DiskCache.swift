@@ -75,6 +75,9 @@ public final class DiskCache: CacheBackend {
     /// The directory the cache owns.
     public var directory: URL { configuration.directory }
 
+    /// The size limit of the files, headers included.
+    public var byteLimit: Int? { configuration.sizeLimit }
+
     let path: String
     /// The lock file's descriptor; -1 once closed.
     let lockDescriptor: Mutex<Int32>
