@@ -61,4 +61,11 @@ extension StorageType {
         case .disk, .custom: return nil
         }
     }
+
+    /// Where this storage type keeps bytes, to read them without a memory promotion: `.disk` for
+    /// `.hybrid(t)`, the storage type itself otherwise.
+    public var byteStorage: StorageType {
+        if case .hybrid = self { return .disk }
+        return self
+    }
 }

@@ -68,6 +68,16 @@ public struct AssetRequest: Sendable, Hashable {
         case reload
         /// Only the cache is read; a miss throws `AssetsError.notCached`.
         case cacheOnly
+
+        /// Whether a cached entry may answer at `date` without asking the server: `.useCache`
+        /// takes a fresh one, `.cacheOnly` any, `.reload` and `.revalidate` none.
+        public func accepts(_ entry: CacheEntry, at date: Date) -> Bool {
+            switch self {
+            case .useCache: return entry.isFresh(at: date)
+            case .cacheOnly: return true
+            case .reload, .revalidate: return false
+            }
+        }
     }
 }
 

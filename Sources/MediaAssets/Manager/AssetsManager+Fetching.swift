@@ -37,10 +37,7 @@ extension AssetsManager {
         var cached: CacheEntry?
         if request.cachePolicy != .reload {
             cached = try await backend.entry(forKey: key)
-            if let cached,
-                request.cachePolicy == .cacheOnly
-                    || (request.cachePolicy == .useCache && cached.isFresh(at: configuration.now()))
-            {
+            if let cached, request.cachePolicy.accepts(cached, at: configuration.now()) {
                 fetchCounters.withLock { $0.bytesServedFromCache += cached.data.count }
                 return cached
             }

@@ -133,14 +133,13 @@ public final class AnimationUtil: Sendable {
             }
         }
         // Stored bytes are read from the byte part directly: a hybrid read would first promote the
-        // bytes alone into memory, only for the parsed model to replace them.
-        let bytesPart: StorageType = if case .hybrid = storageType { .disk } else { storageType }
+        // bytes alone into memory, only for the parsed model to replace them. A stale entry is left
+        // to the manager's fetch, which revalidates it.
         var stored: CacheEntry?
-        if request.cachePolicy == .useCache || request.cachePolicy == .cacheOnly {
-            stored = try await manager.entry(forKey: key, storageType: bytesPart)
-            if let entry = stored, request.cachePolicy == .useCache, !entry.isFresh(at: manager.configuration.now()) {
-                stored = nil  // stale: the manager's fetch revalidates it
-            }
+        if let entry = try await manager.entry(forKey: key, storageType: storageType.byteStorage),
+            request.cachePolicy.accepts(entry, at: manager.configuration.now())
+        {
+            stored = entry
         }
         // The manager calls this only for responses (a download, or a 304's kept bytes).
         let decodeResponse: @Sendable (Data) throws -> DecodedObject = { [self] data in

@@ -16,7 +16,7 @@ extension ImageUtil {
             return DecodedOriginal(image: kept.image, entry: nil, fetched: false, freshUntil: kept.freshUntil)
         }
         let source = OriginalSource(
-            originalKey: originalKey, storageType: layout.original, cachePolicy: request.cachePolicy
+            originalKey: originalKey, storageType: layout.bytes, cachePolicy: request.cachePolicy
         )
         let decodeSize = decodeSizes.withLock { $0._enter(source, target: targetSize) }
         defer { decodeSizes.withLock { $0._leave(source, size: decodeSize) } }
@@ -45,8 +45,8 @@ extension ImageUtil {
                 await keep(image, originalKey: originalKey, targetSize: decodeSize, freshUntil: freshUntil, in: layout)
                 return DecodedOriginal(image: image, entry: entry, fetched: fetched, freshUntil: freshUntil)
             } catch let error as ImageError {
-                try? await manager.removeData(forKey: originalKey, storageType: layout.original)
-                if let memory = layout.memory, memory != layout.original {
+                try? await manager.removeData(forKey: originalKey, storageType: layout.bytes)
+                if let memory = layout.memory, memory != layout.bytes {
                     try? await manager.removeData(forKey: originalKey, storageType: memory)
                 }
                 throw ImageUtilError.undecodable(url: request.url, key: originalKey, reason: error)
@@ -62,15 +62,15 @@ extension ImageUtil {
     ) async throws -> (CacheEntry, fetched: Bool) {
         let policy = request.cachePolicy
         if policy == .useCache || policy == .cacheOnly,
-            let stored = try await manager.entry(forKey: key, storageType: layout.original),
-            policy == .cacheOnly || stored.isFresh(at: manager.configuration.now())
+            let stored = try await manager.entry(forKey: key, storageType: layout.bytes),
+            policy.accepts(stored, at: manager.configuration.now())
         {
             counters.withLock { $0.diskHits += 1 }
             return (stored, false)
         }
         if policy == .cacheOnly { throw AssetsError.notCached(key: key) }
         counters.withLock { $0.networkFetches += 1 }
-        return (try await manager.entry(for: request, storageType: layout.original, decode: decode), true)
+        return (try await manager.entry(for: request, storageType: layout.bytes, decode: decode), true)
     }
 
     /// The key of the decoded original kept in memory.

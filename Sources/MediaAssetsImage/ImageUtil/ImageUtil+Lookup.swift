@@ -109,15 +109,3 @@ extension ImageUtil {
         try await manager.store(entry, forKey: key, storageType: memory)
     }
 }
-
-extension AssetRequest.CachePolicy {
-    /// Whether a cached variant or decoded original may answer: `.useCache` takes fresh ones,
-    /// `.cacheOnly` any, `.reload` and `.revalidate` none (they go to the original).
-    func accepts(_ entry: CacheEntry, at date: Date) -> Bool {
-        switch self {
-        case .useCache: return entry.isFresh(at: date)
-        case .cacheOnly: return true
-        case .reload, .revalidate: return false
-        }
-    }
-}

@@ -11,26 +11,13 @@ struct StorageLayout: Sendable, Hashable {
     let variants: StorageType
     /// The memory partition whose entries carry decoded images, if the storage type has one.
     let memory: StorageType?
-    /// Where stored bytes are read from directly (a hybrid read would promote bytes without an image).
+    /// Where bytes are read directly (a hybrid read would promote bytes without an image) and where
+    /// the original's bytes are fetched into.
     let bytes: StorageType
-    /// Where the original's bytes are fetched into.
-    let original: StorageType
 
     init(_ storageType: StorageType) {
         variants = storageType
-        switch storageType {
-        case .lru:
-            memory = storageType
-            bytes = storageType
-            original = storageType
-        case .hybrid(let type):
-            memory = .lru(type)
-            bytes = .disk
-            original = .disk
-        case .disk, .custom:
-            memory = nil
-            bytes = storageType
-            original = storageType
-        }
+        memory = storageType.memoryPartition
+        bytes = storageType.byteStorage
     }
 }
