@@ -46,11 +46,6 @@ struct LRUList<Key: Hashable, Value> {
         return nodes[slot].value
     }
 
-    /// The cost recorded for `key`.
-    func cost(forKey key: Key) -> Int? {
-        slots[key].map { nodes[$0].cost }
-    }
-
     /// Inserts or replaces the value for `key` as the most recently used; returns the old value.
     ///
     /// - Complexity: O(1) amortized
@@ -91,11 +86,6 @@ struct LRUList<Key: Hashable, Value> {
     mutating func removeValue(forKey key: Key) -> (value: Value, cost: Int)? {
         guard let slot = slots.removeValue(forKey: key) else { return nil }
         return release(slot)
-    }
-
-    /// The least recently used key, if any.
-    var leastRecentKey: Key? {
-        oldest == Self.none ? nil : nodes[oldest].key
     }
 
     /// Removes and returns the least recently used entry.
