@@ -88,7 +88,7 @@ let package = Package(
 
         // Tests
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
-        .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin"]),
+        .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import SampleOrigin
+import TestSupport
 
 @Suite("Start and stop")
 struct LifecycleTests {
@@ -15,7 +16,7 @@ struct LifecycleTests {
         defer { session.invalidateAndCancel() }
         _ = try await session.fetch(origin.url(for: "/a"))
         let idle = try RawHTTPConnection(port: origin.port)
-        try await waitUntil { origin.activeConnectionCount == 2 }
+        try await waitUntil("two connections open") { origin.activeConnectionCount == 2 }
         let firstPort = origin.port
 
         // When
@@ -72,14 +73,5 @@ struct LifecycleTests {
         #expect(throws: SampleOriginError.alreadyRunning(port: origin.port)) { try origin.start() }
         #expect(origin.baseURL.absoluteString == "http://127.0.0.1:\(origin.port)")
         #expect(origin.url(for: "a b.png").absoluteString == "http://127.0.0.1:\(origin.port)/a%20b.png")
-    }
-
-    /// Polls `condition` with a bound, for state that no wait helper covers.
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "condition not met within 10 s")
-            try await Task.sleep(for: .milliseconds(2))
-        }
     }
 }
