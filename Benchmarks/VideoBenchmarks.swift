@@ -73,7 +73,7 @@ private func benchmarkCachedRangeReads(table: BenchmarkTable) async throws {
     let key = bench.manager.cacheKey(for: AssetRequest(url: bench.url))
     let entries = try await medianSecondsAsync(repetitions: 7) {
         for index in 0..<count {
-            blackHole(try await bench.manager.entry(forKey: key.chunk(index), storageType: .disk))
+            blackHole(try await bench.manager.cachedEntry(forKey: key.chunk(index), storageType: .disk))
         }
     }
     let filePath = bench.directory.appendingPathComponent("plain.bin").path

@@ -51,7 +51,7 @@ extension VideoUtil {
 
     /// The decoded `#meta` record of `key`, or `nil` when missing or unreadable.
     func storedRecord(for key: CacheKey) async throws -> ChunkRecord? {
-        guard let entry = try await manager.entry(forKey: key.chunkRecord, storageType: configuration.storageType)
+        guard let entry = try await manager.cachedEntry(forKey: key.chunkRecord, storageType: configuration.storageType)
         else { return nil }
         return ChunkRecord.decode(entry.data)
     }

@@ -81,7 +81,7 @@ extension VideoUtil {
     /// (counting an eviction when this util had stored it).
     private func cachedChunk(key: CacheKey, index: Int, info: VideoContentInfo, layout: ChunkLayout) async -> Data? {
         // A chunk that cannot be read is fetched again, like a missing one.
-        let entry = try? await manager.entry(forKey: key.chunk(index), storageType: configuration.storageType)
+        let entry = try? await manager.cachedEntry(forKey: key.chunk(index), storageType: configuration.storageType)
         guard let entry else {
             state.withLock { state in
                 if state.resources[key]?.storedChunks.remove(index) != nil { state.statistics.chunksEvicted += 1 }

@@ -111,8 +111,8 @@ struct AssetsManagerTests {
         try await manager.store(entry, forKey: "styled", storageType: .hybrid(.image))
 
         // The memory partition holds the decoded object; the disk holds the bytes only.
-        #expect(try await manager.entry(forKey: "styled", storageType: .lru(.image))?.decoded?.value as? String == "decoded bitmap")
-        let diskEntry = try #require(try await manager.entry(forKey: "styled", storageType: .disk))
+        #expect(try await manager.cachedEntry(forKey: "styled", storageType: .lru(.image))?.decoded?.value as? String == "decoded bitmap")
+        let diskEntry = try #require(try await manager.cachedEntry(forKey: "styled", storageType: .disk))
         #expect(diskEntry.decoded == nil && diskEntry.data == Data("png".utf8))
 
         // After memory is trimmed, a hybrid read comes from disk and is promoted back.

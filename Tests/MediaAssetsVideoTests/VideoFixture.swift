@@ -40,7 +40,7 @@ struct VideoFixture {
 
     /// The stored bytes of chunk `index`, read through the manager.
     func storedChunk(_ index: Int) async throws -> Data? {
-        try await manager.entry(forKey: key.chunk(index), storageType: .disk)?.data
+        try await manager.cachedEntry(forKey: key.chunk(index), storageType: .disk)?.data
     }
 
     /// Collects a stream into one `Data`.

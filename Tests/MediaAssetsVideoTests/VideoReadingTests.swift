@@ -139,6 +139,6 @@ import TestSupport
 
         // Then no chunk and no record remain
         for index in 0..<4 { #expect(try await fixture.storedChunk(index) == nil) }
-        #expect(try await fixture.manager.entry(forKey: fixture.key.chunkRecord, storageType: .disk) == nil)
+        #expect(try await fixture.manager.cachedEntry(forKey: fixture.key.chunkRecord, storageType: .disk) == nil)
     }
 }

@@ -167,8 +167,8 @@ import TestSupport
             #expect(error == .shortBody(url: url, expected: expected, receivedBytes: chunk / 2))
         }
         let key = manager.cacheKey(for: AssetRequest(url: url))
-        #expect(try await manager.entry(forKey: key.chunk(2), storageType: .disk) == nil)
-        let chunkZero = try await manager.entry(forKey: key.chunk(0), storageType: .disk)?.data
+        #expect(try await manager.cachedEntry(forKey: key.chunk(2), storageType: .disk) == nil)
+        let chunkZero = try await manager.cachedEntry(forKey: key.chunk(0), storageType: .disk)?.data
         if fault == .otherTotal {
             // A length that changes under the same validators drops the resource altogether.
             #expect(chunkZero == nil)

@@ -58,6 +58,18 @@ public struct CacheEntry: Sendable {
         return freshUntil > date
     }
 
+    /// Whether a stale entry may be served at `date` while it is revalidated in the background.
+    public func canServeStaleWhileRevalidating(at date: Date) -> Bool {
+        guard let until = storage.metadata.staleWhileRevalidateUntil else { return false }
+        return until > date
+    }
+
+    /// Whether a stale entry may be served at `date` because the origin failed.
+    public func canServeStaleIfError(at date: Date) -> Bool {
+        guard let until = storage.metadata.staleIfErrorUntil else { return false }
+        return until > date
+    }
+
     /// Whether the entry's hard expiry has passed at `date`; an expired entry is a miss in every backend.
     public func isExpired(at date: Date) -> Bool {
         guard let expires = storage.expires else { return false }
@@ -89,6 +101,11 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
     public var lastModified: String?
     /// The response's `Content-Type`.
     public var contentType: String?
+    /// RFC 5861 `stale-while-revalidate`: until this date a stale entry may be served at once while
+    /// it is revalidated in the background.
+    public var staleWhileRevalidateUntil: Date?
+    /// RFC 5861 `stale-if-error`: until this date a stale entry may be served when the origin fails.
+    public var staleIfErrorUntil: Date?
 
     /// Creates metadata; `created` and `lastAccess` default to now.
     public init(
@@ -98,7 +115,9 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
         freshUntil: Date? = nil,
         etag: String? = nil,
         lastModified: String? = nil,
-        contentType: String? = nil
+        contentType: String? = nil,
+        staleWhileRevalidateUntil: Date? = nil,
+        staleIfErrorUntil: Date? = nil
     ) {
         self.created = created
         self.lastAccess = lastAccess ?? created
@@ -107,6 +126,8 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
+        self.staleWhileRevalidateUntil = staleWhileRevalidateUntil
+        self.staleIfErrorUntil = staleIfErrorUntil
     }
 }
 

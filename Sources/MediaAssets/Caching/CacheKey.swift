@@ -7,14 +7,14 @@ import Foundation
 /// new entry. Derived entries append to the key: a styled variant is `<key>@<identifier>`, a video
 /// chunk `<key>#<index>` and its record `<key>#meta`. Backends treat keys as opaque strings of any
 /// length and content; none may be used as a path.
-public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// The key's full text.
     public let rawValue: String
 
     /// Creates a key from its text.
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
-    /// Creates a key from a string literal.
+    /// Creates a key from a string literal, interpolations included (`"avatar-\(id)"`).
     public init(stringLiteral value: String) { self.rawValue = value }
 
     /// The key of a URL's content, optionally at a server-given version; see `init(_:version:)`.

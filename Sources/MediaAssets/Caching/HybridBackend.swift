@@ -5,7 +5,7 @@ import Synchronization
 /// The manager resolves `.hybrid(t)` to `HybridBackend(memory: <.lru(t)>, storage: <.disk>)` — the
 /// same instances those storage types name, so a hybrid write is visible through `.lru(t)` and
 /// `.disk` too. The decoded object of an entry stays in memory; only bytes reach the storage.
-public final class HybridBackend: CacheBackend {
+public final class HybridBackend: TieredCaching {
     /// The fast front, usually a `MemoryCache`.
     public let memory: any CacheBackend
     /// The persistent back, usually a `DiskCache` or a `SQLiteBackend`.
@@ -48,6 +48,24 @@ public final class HybridBackend: CacheBackend {
         }
         if unchanged { try await memory.store(entry, forKey: key) }
         return entry
+    }
+
+    /// The memory front when it keeps decoded objects (a `MemoryCache` does).
+    public var decodedObjectTier: (any DecodedObjectCaching)? { memory as? DecodedObjectCaching }
+
+    /// Returns the storage entry without promoting it into memory.
+    public func storedEntry(forKey key: CacheKey) async throws -> CacheEntry? {
+        try await storage.entry(forKey: key)
+    }
+
+    /// Stores the bytes in storage only, leaving memory as it is; a storage read that overlaps the
+    /// write is not promoted.
+    public func storeBytes(_ entry: CacheEntry, forKey key: CacheKey) async throws {
+        var bytesOnly = entry
+        bytesOnly.decoded = nil
+        counters.withLock { $0.generation += 1 }
+        try await storage.store(bytesOnly, forKey: key)
+        counters.withLock { $0.generation += 1 }
     }
 
     /// Stores the bytes in storage first, then the entry (with its decoded object) in memory.

@@ -8,7 +8,7 @@ import Synchronization
 /// partition limit means bytes. An entry costlier than the limit is not stored. Expired entries
 /// are misses and are dropped when found. Memory entries keep the `lastAccess` they were stored
 /// with: the LRU order is their record of use.
-public final class MemoryCache: CacheBackend {
+public final class MemoryCache: DecodedObjectCaching {
     /// The limits of one partition.
     public struct Limits: Sendable, Hashable {
         /// The most total cost (bytes plus decoded objects) the partition holds.
@@ -101,6 +101,16 @@ public final class MemoryCache: CacheBackend {
         withExtendedLifetime(dropped) {}
         return isExpired ? nil : found
     }
+
+    /// Returns the live entry for `key` without waiting; the same as `entry(forKey:)`.
+    ///
+    /// - Complexity: O(1)
+    public func cachedEntry(forKey key: CacheKey) -> CacheEntry? { entry(forKey: key) }
+
+    /// Stores `entry` at once; the same as `store(_:forKey:)`.
+    ///
+    /// - Complexity: O(1) amortized
+    public func insert(_ entry: CacheEntry, forKey key: CacheKey) { store(entry, forKey: key) }
 
     /// Stores `entry`, evicting least recently used entries to stay within the limits.
     ///

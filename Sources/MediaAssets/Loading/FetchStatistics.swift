@@ -14,13 +14,21 @@ public struct FetchStatistics: Sendable, Hashable, CustomStringConvertible {
     public var bytesServedFromCache = 0
     /// Fetches that ended in an error.
     public var failures = 0
+    /// Stale entries served under `stale-while-revalidate` or `stale-if-error`.
+    public var staleServed = 0
+    /// Background revalidations started for entries served stale.
+    public var backgroundRevalidations = 0
+    /// Background writes (results stored after they were returned) that failed.
+    public var storeFailures = 0
 
     /// Creates zeroed counters.
     public init() {}
 
     public var description: String {
         "origin requests \(originRequests), joins \(joins), retries \(retries), 304s \(revalidations), "
-            + "downloaded \(bytesDownloaded) B, served from cache \(bytesServedFromCache) B, failures \(failures)"
+            + "downloaded \(bytesDownloaded) B, served from cache \(bytesServedFromCache) B, failures \(failures), "
+            + "stale served \(staleServed), background revalidations \(backgroundRevalidations), "
+            + "store failures \(storeFailures)"
     }
 }
 
@@ -28,4 +36,17 @@ public struct FetchStatistics: Sendable, Hashable, CustomStringConvertible {
 struct FetchKey: Hashable, Sendable {
     var key: CacheKey
     var storageType: StorageType
+    /// A `.reload` must not join a `.useCache` flight, which may answer from the cache.
+    var cachePolicy: AssetRequest.CachePolicy
+}
+
+/// What the fetch stage found: the entry, where it came from, and its staged write, if any.
+struct FetchedOriginal: Sendable {
+    var key: CacheKey
+    var entry: CacheEntry
+    var source: AssetSource
+    /// A download staged unvalidated: commit it once it decoded, or discard it.
+    var staged: PendingWrites.Token?
+    /// Served stale under `stale-while-revalidate`: the caller starts one background revalidation.
+    var revalidatesInBackground = false
 }

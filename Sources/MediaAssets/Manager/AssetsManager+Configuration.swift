@@ -24,6 +24,16 @@ extension AssetsManager {
         public var maxResponseSize: Int
         /// How long a response without `Cache-Control: max-age` stays fresh, in seconds.
         public var defaultTimeToLive: TimeInterval
+        /// RFC 5861: how long after it goes stale an entry is still served at once while it is
+        /// revalidated in the background, when the response does not say (`stale-while-revalidate`).
+        /// 0, the default, revalidates before use.
+        public var staleWhileRevalidate: TimeInterval
+        /// RFC 5861: how long after it goes stale an entry is still served when the origin fails or
+        /// cannot be reached, when the response does not say (`stale-if-error`). `.infinity` is an
+        /// offline policy: whatever is cached is served when the network is down. 0 by default.
+        public var staleIfError: TimeInterval
+        /// How many downloads, decodes and processing steps run at once.
+        public var stageLimits: StageLimits
 
         /// The defaults: images 128 MiB / 2,000 entries, Lottie 32 MiB / 500, video 64 MiB / 256,
         /// a 512 MiB disk cache in the platform caches directory, a URLSession loader, 3 attempts
@@ -38,7 +48,10 @@ extension AssetsManager {
             keyFactory: CacheKeyFactory = .absoluteURL,
             retryPolicy: RetryPolicy = RetryPolicy(),
             maxResponseSize: Int = 256 << 20,
-            defaultTimeToLive: TimeInterval = 7 * 24 * 3_600
+            defaultTimeToLive: TimeInterval = 7 * 24 * 3_600,
+            staleWhileRevalidate: TimeInterval = 0,
+            staleIfError: TimeInterval = 0,
+            stageLimits: StageLimits = StageLimits()
         ) {
             self.memoryPartitions = memoryPartitions
             self.usesDiskCache = usesDiskCache
@@ -50,6 +63,41 @@ extension AssetsManager {
             self.retryPolicy = retryPolicy
             self.maxResponseSize = maxResponseSize
             self.defaultTimeToLive = defaultTimeToLive
+            self.staleWhileRevalidate = staleWhileRevalidate
+            self.staleIfError = staleIfError
+            self.stageLimits = stageLimits
+        }
+
+        /// The freshness rules responses are stored with.
+        var freshnessPolicy: FreshnessPolicy {
+            FreshnessPolicy(
+                defaultTimeToLive: defaultTimeToLive, staleWhileRevalidate: staleWhileRevalidate,
+                staleIfError: staleIfError
+            )
+        }
+
+        /// How many operations of each pipeline stage run at once; more wait, highest priority first.
+        ///
+        /// Bounding the stages bounds a burst's memory: without it, 10,000 asks decode 1,000 images at
+        /// once and hold every full-size bitmap together.
+        public struct StageLimits: Sendable, Hashable {
+            /// Downloads at once.
+            public var fetches: Int
+            /// Decodes at once.
+            public var decodes: Int
+            /// Processing steps (styling, rendering, encoding variants) at once.
+            public var processes: Int
+
+            /// The defaults: 8 downloads, and one decode and one processing step per processor core.
+            public init(
+                fetches: Int = 8,
+                decodes: Int = ProcessInfo.processInfo.activeProcessorCount,
+                processes: Int = ProcessInfo.processInfo.activeProcessorCount
+            ) {
+                self.fetches = max(1, fetches)
+                self.decodes = max(1, decodes)
+                self.processes = max(1, processes)
+            }
         }
 
         /// The default memory partitions.

@@ -10,19 +10,22 @@ extension AssetsManager {
         return CacheKey(configuration.keyFactory.key(for: request.url), version: request.version)
     }
 
-    /// Returns the asset's entry from the backend for `storageType`, fetching and storing it on a miss.
+    /// Returns the asset's entry from the backend for `storageType`, fetching it on a miss.
     ///
     /// A fresh cached entry returns at once; a stale one is revalidated with a conditional GET (a 304
-    /// keeps the bytes and refreshes the metadata). Concurrent asks for the same key and storage
-    /// share one fetch; a fetch is cancelled only when all of them are. Transient failures are
-    /// retried per `configuration.retryPolicy`. A response with `Cache-Control: no-store` is
-    /// returned but not stored.
+    /// keeps the bytes and refreshes the metadata), or served at once under `stale-while-revalidate`
+    /// while one background request revalidates it, or served when the origin fails under
+    /// `stale-if-error`. Concurrent asks for the same key, storage and cache policy share one flight,
+    /// and the cache lookup runs inside it, so an ask that comes just after a flight finished reads
+    /// its result instead of downloading again. A fetch is cancelled only when all askers are.
+    /// Transient failures are retried per `configuration.retryPolicy`. A response with
+    /// `Cache-Control: no-store` is returned but not stored.
     ///
-    /// `decode`, when given, runs on every response before anything is stored (a 200's body, or
-    /// the kept bytes after a 304): the object it returns is stored beside the bytes (memory
-    /// backends keep it) and returned in the entry; if it throws, nothing is stored and every asker
-    /// gets its error — so an invalid download is never persisted. Asks that join a fetch under
-    /// way share the first asker's `decode`.
+    /// The result is returned before it is written: the write runs in the background and reads see
+    /// it meanwhile (`waitForPendingWrites()` awaits it). `decode`, when given, runs on a download
+    /// before anything is stored: the object it returns is kept beside the bytes in memory backends;
+    /// if it throws, nothing is stored and the asker gets its error. To decode at several sizes or
+    /// process results, use an `AssetPipeline`, which coalesces each stage by its own key.
     ///
     /// - Throws: `AssetsError.httpStatus`, `.networkFailure`, `.lengthMismatch`,
     ///   `.responseTooLarge`, `.notCached` (for `.cacheOnly`), `decode`'s error, or `CancellationError`.
@@ -32,29 +35,30 @@ extension AssetsManager {
         progress: (@Sendable (FetchProgress) -> Void)? = nil,
         decode: (@Sendable (Data) throws -> DecodedObject)? = nil
     ) async throws -> CacheEntry {
-        let key = cacheKey(for: request)
-        let backend = try backend(for: storageType)
-        var cached: CacheEntry?
-        if request.cachePolicy != .reload {
-            cached = try await backend.entry(forKey: key)
-            if let cached, request.cachePolicy.accepts(cached, at: configuration.now()) {
-                fetchCounters.withLock { $0.bytesServedFromCache += cached.data.count }
-                return cached
+        let route = try self.route(for: storageType)
+        let fetched = try await fetchOriginal(request, route: route, bytesOnly: false, progress: progress)
+        if fetched.revalidatesInBackground {
+            revalidateInBackground(fetched.key, storageType: storageType) { [self] in
+                var revalidation = request
+                revalidation.cachePolicy = .revalidate
+                _ = try await entry(for: revalidation, storageType: storageType, decode: decode)
             }
-            if cached == nil, request.cachePolicy == .cacheOnly { throw AssetsError.notCached(key: key) }
         }
-        let fetchKey = FetchKey(key: key, storageType: storageType)
-        let validator = cached
-        return try await requestPool.value(for: fetchKey, priority: request.priority.taskPriority, progress: progress) {
-            [self] report in
-            do {
-                return try await fetch(
-                    request, key: key, into: backend, revalidating: validator, decode: decode, report: report
-                )
-            } catch {
-                fetchCounters.withLock { $0.failures += 1 }
-                throw error
+        guard let decode, fetched.entry.decoded == nil else {
+            fetched.staged.map(pendingWrites.commit)
+            return fetched.entry
+        }
+        do {
+            var entry = fetched.entry
+            entry.decoded = try decode(entry.data)
+            if let staged = fetched.staged {
+                pendingWrites.discard(staged)
+                stage(entry, forKey: fetched.key, route: route, bytesOnly: false)
             }
+            return entry
+        } catch {
+            fetched.staged.map(pendingWrites.discard)
+            throw error
         }
     }
 
@@ -71,6 +75,7 @@ extension AssetsManager {
     public var fetchStatistics: FetchStatistics {
         var statistics = fetchCounters.withLock { $0 }
         statistics.joins = requestPool.joinCount
+        statistics.storeFailures = pendingWrites.failureCount
         return statistics
     }
 
@@ -109,12 +114,72 @@ extension AssetsManager {
         }
     }
 
-    // MARK: Internals
+    // MARK: The fetch stage
 
-    private func fetch(
-        _ request: AssetRequest, key: CacheKey, into backend: any CacheBackend, revalidating cached: CacheEntry?,
-        decode: (@Sendable (Data) throws -> DecodedObject)?, report: @escaping @Sendable (FetchProgress) -> Void
-    ) async throws -> CacheEntry {
+    /// The fetch stage: the stored bytes when the cache policy accepts them, else the network.
+    ///
+    /// Coalesced per key, storage type and cache policy, with the lookup inside the flight. A
+    /// download comes back *staged unvalidated*: the caller commits it once it decoded
+    /// (`pendingWrites.commit`) or discards it, so bytes that do not decode are never stored.
+    func fetchOriginal(
+        _ request: AssetRequest, route: StorageRoute, bytesOnly: Bool,
+        progress: (@Sendable (FetchProgress) -> Void)? = nil
+    ) async throws -> FetchedOriginal {
+        let key = cacheKey(for: request)
+        let flightKey = FetchKey(key: key, storageType: route.storageType, cachePolicy: request.cachePolicy)
+        return try await requestPool.value(
+            for: flightKey, priority: request.priority.taskPriority, progress: progress
+        ) { [self] report in
+            try await fetchFlight(request, key: key, route: route, bytesOnly: bytesOnly, report: report)
+        }
+    }
+
+    private func fetchFlight(
+        _ request: AssetRequest, key: CacheKey, route: StorageRoute, bytesOnly: Bool,
+        report: @escaping @Sendable (FetchProgress) -> Void
+    ) async throws -> FetchedOriginal {
+        let policy = request.cachePolicy
+        var cached: CacheEntry?
+        if policy != .reload {
+            cached = try await storedEntry(forKey: key, route: route, bytesOnly: bytesOnly)
+            let now = configuration.now()
+            if let cached, policy.accepts(cached, at: now) {
+                fetchCounters.withLock { $0.bytesServedFromCache += cached.data.count }
+                return FetchedOriginal(key: key, entry: cached, source: .storage)
+            }
+            if let cached, policy == .useCache, cached.canServeStaleWhileRevalidating(at: now) {
+                fetchCounters.withLock { $0.staleServed += 1 }
+                return FetchedOriginal(key: key, entry: cached, source: .stale, revalidatesInBackground: true)
+            }
+            if cached == nil, policy == .cacheOnly { throw AssetsError.notCached(key: key) }
+        }
+        do {
+            return try await download(
+                request, key: key, route: route, bytesOnly: bytesOnly, revalidating: cached, report: report
+            )
+        } catch {
+            if let cached, Self.allowsStaleIfError(error), cached.canServeStaleIfError(at: configuration.now()) {
+                fetchCounters.withLock { $0.staleServed += 1 }
+                return FetchedOriginal(key: key, entry: cached, source: .stale)
+            }
+            fetchCounters.withLock { $0.failures += 1 }
+            throw error
+        }
+    }
+
+    /// RFC 5861 serves stale content when the origin cannot be reached or answers 500, 502, 503 or 504.
+    private static func allowsStaleIfError(_ error: Error) -> Bool {
+        switch error as? AssetsError {
+        case .networkFailure?: return true
+        case .httpStatus(let code, _)?: return [500, 502, 503, 504].contains(code)
+        default: return false
+        }
+    }
+
+    private func download(
+        _ request: AssetRequest, key: CacheKey, route: StorageRoute, bytesOnly: Bool, revalidating cached: CacheEntry?,
+        report: @escaping @Sendable (FetchProgress) -> Void
+    ) async throws -> FetchedOriginal {
         var urlRequest = URLRequest(url: request.url)
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if let cached {
@@ -123,7 +188,9 @@ extension AssetsManager {
                 urlRequest.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
             }
         }
-        let response = try await load(urlRequest, progress: report)
+        let response = try await fetchLimiter.run(priority: request.priority.taskPriority) {
+            try await load(urlRequest, progress: report)
+        }
         let now = configuration.now()
         let freshness = HTTPFreshness(headers: response.headers)
 
@@ -132,29 +199,74 @@ extension AssetsManager {
                 $0.revalidations += 1
                 $0.bytesServedFromCache += entry.data.count
             }
-            entry.metadata.freshUntil = freshness.freshUntil(receivedAt: now, defaultTimeToLive: configuration.defaultTimeToLive)
+            freshness.apply(to: &entry.metadata, receivedAt: now, policy: configuration.freshnessPolicy)
             entry.metadata.lastAccess = now
             if let etag = response.header("etag") { entry.metadata.etag = etag }
             if let lastModified = response.header("last-modified") { entry.metadata.lastModified = lastModified }
-            if let decode, entry.decoded == nil { entry.decoded = try decode(entry.data) }
-            if !freshness.noStore { try await backend.store(entry, forKey: key) }
-            return entry
+            // The bytes were valid before; only their metadata changes.
+            if !freshness.noStore { stage(entry, forKey: key, route: route, bytesOnly: bytesOnly) }
+            return FetchedOriginal(key: key, entry: entry, source: .network)
         }
         // Only a complete representation becomes an entry: a 206 (partial) or 204 (no content)
         // stored as the whole asset would be wrong bytes.
         guard response.statusCode == 200 || response.statusCode == 203 else {
             throw AssetsError.httpStatus(code: response.statusCode, url: request.url)
         }
-        let metadata = CacheMetadata(
+        var metadata = CacheMetadata(
             created: now,
-            freshUntil: freshness.freshUntil(receivedAt: now, defaultTimeToLive: configuration.defaultTimeToLive),
             etag: response.header("etag"),
             lastModified: response.header("last-modified"),
             contentType: response.header("content-type")
         )
-        let entry = CacheEntry(data: response.data, metadata: metadata, decoded: try decode?(response.data))
-        if !freshness.noStore { try await backend.store(entry, forKey: key) }
-        return entry
+        freshness.apply(to: &metadata, receivedAt: now, policy: configuration.freshnessPolicy)
+        let entry = CacheEntry(data: response.data, metadata: metadata)
+        guard !freshness.noStore else { return FetchedOriginal(key: key, entry: entry, source: .network) }
+        let staged = pendingWrites.stage(
+            entry, at: .init(storageType: route.storageType, key: key), validated: false,
+            write: writer(forKey: key, route: route, bytesOnly: bytesOnly)
+        )
+        return FetchedOriginal(key: key, entry: entry, source: .network, staged: staged)
+    }
+
+    /// Stages a valid entry and starts writing it; reads see it until the write is done.
+    func stage(_ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, bytesOnly: Bool) {
+        pendingWrites.stage(
+            entry, at: .init(storageType: route.storageType, key: key), validated: true,
+            write: writer(forKey: key, route: route, bytesOnly: bytesOnly)
+        )
+    }
+
+    private func writer(
+        forKey key: CacheKey, route: StorageRoute, bytesOnly: Bool
+    ) -> @Sendable (CacheEntry) async throws -> Void {
+        { entry in
+            if bytesOnly {
+                try await route.storeBytes(entry, forKey: key)
+            } else {
+                try await route.store(entry, forKey: key)
+            }
+        }
+    }
+
+    /// The entry of `key` for the fetch stage: a staged write first (validated or not), then the
+    /// byte tiers (`bytesOnly`) or every tier.
+    func storedEntry(forKey key: CacheKey, route: StorageRoute, bytesOnly: Bool) async throws -> CacheEntry? {
+        let slot = PendingWrites.Slot(storageType: route.storageType, key: key)
+        if let staged = pendingWrites.entry(for: slot, includingUnvalidated: true) { return staged }
+        return bytesOnly ? try await route.storedEntry(forKey: key) : try await route.backend.entry(forKey: key)
+    }
+
+    /// Runs `revalidation` in the background unless one for the same key and storage type is under way.
+    func revalidateInBackground(
+        _ key: CacheKey, storageType: StorageType, _ revalidation: @escaping @Sendable () async throws -> Void
+    ) {
+        let slot = PendingWrites.Slot(storageType: storageType, key: key)
+        guard revalidations.withLock({ $0.insert(slot).inserted }) else { return }
+        fetchCounters.withLock { $0.backgroundRevalidations += 1 }
+        Task(priority: .utility) { [self] in
+            try? await revalidation()
+            revalidations.withLock { _ = $0.remove(slot) }
+        }
     }
 
     private func checkLength(of response: DataResponse) throws {

@@ -20,9 +20,19 @@ public final class AssetsManager: Sendable {
     public let configuration: Configuration
     /// The loader fetches go through.
     public let loader: any DataLoading
-    /// Fetches under way, one per key and storage type.
-    let requestPool = RequestPool<FetchKey, CacheEntry>()
+    /// Fetches under way, one per key, storage type and cache policy.
+    let requestPool = RequestPool<FetchKey, FetchedOriginal>()
     let fetchCounters = Mutex(FetchStatistics())
+    /// Results returned before they were written, readable until the write is done.
+    let pendingWrites = PendingWrites()
+    /// Background revalidations under way (stale-while-revalidate), one per key and storage type.
+    let revalidations = Mutex(Set<PendingWrites.Slot>())
+    /// The stage limiters every pipeline of this manager shares, so a burst is bounded as a whole.
+    let fetchLimiter: WorkLimiter
+    /// Decodes at once, across every pipeline of this manager.
+    public let decodeLimiter: WorkLimiter
+    /// Processing steps at once, across every pipeline of this manager.
+    public let processLimiter: WorkLimiter
 
     /// Creates a manager with the configured memory partitions and disk cache.
     ///
@@ -32,6 +42,9 @@ public final class AssetsManager: Sendable {
         self.configuration = configuration
         self.registry = BackendRegistry()
         self.loader = configuration.loader ?? URLSessionLoader(maxResponseSize: configuration.maxResponseSize)
+        self.fetchLimiter = WorkLimiter(limit: configuration.stageLimits.fetches)
+        self.decodeLimiter = WorkLimiter(limit: configuration.stageLimits.decodes)
+        self.processLimiter = WorkLimiter(limit: configuration.stageLimits.processes)
         for (type, limits) in configuration.memoryPartitions {
             registry.register(MemoryCache(limits: limits, now: configuration.now), for: .lru(type))
         }
@@ -59,57 +72,70 @@ public final class AssetsManager: Sendable {
         try registry.backend(for: storageType)
     }
 
+    /// Where the pipeline reads and writes for `storageType`, resolved from the registered backend.
+    func route(for storageType: StorageType) throws(AssetsError) -> StorageRoute {
+        StorageRoute(storageType, backend: try backend(for: storageType))
+    }
+
+    /// The memory tier that keeps decoded objects for `storageType`, if any: the backend itself when it
+    /// adopts `DecodedObjectCaching` (`.lru(t)`), or the decoded-object tier of a `TieredCaching`
+    /// backend (`.hybrid(t)`). Reads of it never wait.
+    public func decodedObjectCache(for storageType: StorageType) -> (any DecodedObjectCaching)? {
+        (try? route(for: storageType))?.memory
+    }
+
     // MARK: Bytes (the seed's API)
 
     /// Stores `data` under `key` in the backend for `storageType`.
     public func writeData(_ data: Data, forKey key: CacheKey, storageType: StorageType) async throws {
         let entry = CacheEntry(data: data, metadata: CacheMetadata(created: configuration.now()))
-        try await backend(for: storageType).store(entry, forKey: key)
+        try await store(entry, forKey: key, storageType: storageType)
     }
 
     /// Returns the bytes stored under `key`, or nil on a miss.
     public func readData(forKey key: CacheKey, storageType: StorageType) async throws -> Data? {
-        try await backend(for: storageType).entry(forKey: key)?.data
+        try await cachedEntry(forKey: key, storageType: storageType)?.data
     }
 
     /// Removes the entry for `key`.
     public func removeData(forKey key: CacheKey, storageType: StorageType) async throws {
+        pendingWrites.drop(.init(storageType: storageType, key: key))
         try await backend(for: storageType).removeEntry(forKey: key)
-    }
-
-    /// Stores `data` under the key `key` (the seed's string-keyed form).
-    public func writeData(_ data: Data, forKey key: String, storageType: StorageType) async throws {
-        try await writeData(data, forKey: CacheKey(key), storageType: storageType)
-    }
-
-    /// Returns the bytes stored under the key `key` (the seed's string-keyed form).
-    public func readData(forKey key: String, storageType: StorageType) async throws -> Data? {
-        try await readData(forKey: CacheKey(key), storageType: storageType)
-    }
-
-    /// Removes the entry for the key `key` (the seed's string-keyed form).
-    public func removeData(forKey key: String, storageType: StorageType) async throws {
-        try await removeData(forKey: CacheKey(key), storageType: storageType)
     }
 
     // MARK: Entries (for utils)
 
-    /// Returns the entry for `key`, with its metadata and any decoded object a memory backend kept.
-    public func entry(forKey key: CacheKey, storageType: StorageType) async throws -> CacheEntry? {
-        try await backend(for: storageType).entry(forKey: key)
+    /// Returns the cached entry for `key` without fetching: a result still being written first, then
+    /// the backend, with its metadata and any decoded object a memory backend kept.
+    ///
+    /// To fetch on a miss, use `entry(for:storageType:progress:decode:)`.
+    public func cachedEntry(forKey key: CacheKey, storageType: StorageType) async throws -> CacheEntry? {
+        let slot = PendingWrites.Slot(storageType: storageType, key: key)
+        if let staged = pendingWrites.entry(for: slot, includingUnvalidated: false) { return staged }
+        return try await backend(for: storageType).entry(forKey: key)
     }
 
-    /// Stores `entry` under `key`.
+    /// Stores `entry` under `key` and returns once the backend has it.
     public func store(_ entry: CacheEntry, forKey key: CacheKey, storageType: StorageType) async throws {
+        pendingWrites.drop(.init(storageType: storageType, key: key))
         try await backend(for: storageType).store(entry, forKey: key)
+    }
+
+    /// Returns once every result handed back before its write has been written (or failed to be;
+    /// failures are counted in `fetchStatistics.storeFailures`). Call it before exiting a process
+    /// that must leave its downloads on disk.
+    public func waitForPendingWrites() async {
+        await pendingWrites.waitUntilWritten()
     }
 
     // MARK: Maintenance
 
     /// Removes every entry of the backend for `storageType` (SDImageCache's clearMemory/clearDisk).
     ///
-    /// For `.hybrid(t)` this clears both `.lru(t)` and `.disk`.
+    /// For `.hybrid(t)` this clears `.lru(t)` and the entries stored through `.hybrid(t)` on the
+    /// shared disk; other partitions' entries there stay.
     public func removeAll(storageType: StorageType) async throws {
+        pendingWrites.drop(storageType: storageType)
         try await backend(for: storageType).removeAll()
     }
 
@@ -120,15 +146,11 @@ public final class AssetsManager: Sendable {
         }
     }
 
-    /// Empties the memory partitions, for memory pressure. Persistent backends are untouched.
+    /// Empties every backend that keeps decoded objects (`DecodedObjectCaching`), for memory
+    /// pressure. Persistent backends are untouched.
     public func trimMemory() async {
-        for case .lru(let type) in registry.registeredStorageTypes {
-            guard let backend = try? registry.backend(for: .lru(type)) else { continue }
-            if let memory = backend as? MemoryCache {
-                memory.trim(toCost: 0)
-            } else {
-                try? await backend.removeAll()
-            }
+        for storageType in registry.registeredStorageTypes {
+            decodedObjectCache(for: storageType)?.trim(toCost: 0)
         }
     }
 

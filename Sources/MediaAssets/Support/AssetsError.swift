@@ -26,6 +26,10 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case notCached(key: CacheKey)
     /// The request failed in transport (after any retries).
     case networkFailure(url: URL, code: Int, reason: String)
+    /// A pipeline's decoder rejected the bytes of `key`; nothing was stored.
+    case undecodable(key: CacheKey, url: URL, decoder: String, reason: String)
+    /// A pipeline's processor failed on the decoded value of `key`.
+    case processingFailed(key: CacheKey, processor: String, reason: String)
 
     public var description: String {
         switch self {
@@ -57,6 +61,11 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "'\(key.rawValue.prefix(200))' is not cached and the request allowed only the cache."
         case .networkFailure(let url, let code, let reason):
             return "Fetching \(url.absoluteString) failed: \(reason) (URLError \(code))."
+        case let .undecodable(key, url, decoder, reason):
+            return "The bytes of \(url.absoluteString) (key '\(key.rawValue.prefix(200))') do not decode with "
+                + "\(decoder): \(Self.clause(reason)); nothing was stored."
+        case let .processingFailed(key, processor, reason):
+            return "Processing '\(key.rawValue.prefix(200))' with \(processor) failed: \(Self.clause(reason))."
         }
     }
 

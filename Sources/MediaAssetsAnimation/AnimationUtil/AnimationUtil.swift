@@ -1,6 +1,5 @@
 import Foundation
 import MediaAssets
-import Synchronization
 
 /// Fetches, parses and caches Lottie animations through an `AssetsManager`, keeping the parsed
 /// model — not just the bytes — in memory.
@@ -36,138 +35,96 @@ public final class AnimationUtil: Sendable {
     /// The parsing limits.
     public let configuration: Configuration
 
-    /// What loads coalesce on: a `.reload` must not join a `.useCache` load, nor `.disk` a `.hybrid` one.
-    private struct LoadKey: Hashable, Sendable {
-        var key: CacheKey
-        var storageType: StorageType
-        var cachePolicy: AssetRequest.CachePolicy
+    /// Parses Lottie JSON: the decode stage of `animation(for:storageType:)`.
+    struct LottieDecoder: AssetDecoding {
+        typealias Options = DefaultDecodeOptions
+        let options: LottieParsingOptions
+        var identifier: String { "lottie" }
+        func decode(_ data: Data, options _: DefaultDecodeOptions) throws -> LottieAnimation {
+            try LottieAnimation.parse(data, options: options)
+        }
+        func cost(of animation: LottieAnimation) -> Int { animation.estimatedMemoryCost }
+        func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error { error }
     }
 
-    private let animations = RequestPool<LoadKey, LottieAnimation>()
-    private let archives = RequestPool<LoadKey, DotLottie>()
-    private let counters = Mutex(AnimationStatistics())
+    /// Reads dotLottie archives: the decode stage of `dotLottie(for:storageType:)`.
+    struct DotLottieDecoder: AssetDecoding {
+        typealias Options = DefaultDecodeOptions
+        let options: DotLottieReadingOptions
+        var identifier: String { "dotlottie" }
+        func decode(_ data: Data, options _: DefaultDecodeOptions) throws -> DotLottie {
+            try DotLottie.read(data, options: options)
+        }
+        func cost(of archive: DotLottie) -> Int {
+            archive.animations.reduce(0) { $0 + $1.animation.estimatedMemoryCost }
+                + archive.images.values.reduce(0) { $0 + $1.count }
+        }
+        func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error { error }
+    }
+
+    private let animations: AssetPipeline<LottieDecoder>
+    private let archives: AssetPipeline<DotLottieDecoder>
 
     /// Creates a util over `manager`.
     public init(manager: AssetsManager, configuration: Configuration = Configuration()) {
         self.manager = manager
         self.configuration = configuration
+        self.animations = AssetPipeline(manager: manager, decoder: LottieDecoder(options: configuration.parsingOptions))
+        self.archives = AssetPipeline(
+            manager: manager, decoder: DotLottieDecoder(options: configuration.dotLottieOptions)
+        )
     }
 
     /// What the util has done so far.
-    public var statistics: AnimationStatistics { counters.withLock { $0 } }
+    public var statistics: AnimationStatistics {
+        let parts = [animations.statistics, archives.statistics]
+        var statistics = AnimationStatistics()
+        for part in parts {
+            statistics.parses += part.decodes + part.undecodable
+            statistics.memoryHits += part.memoryHits
+            statistics.storageHits += part.storageHits
+            statistics.networkFetches += part.networkFetches
+            statistics.rejectedFiles += part.undecodable
+        }
+        return statistics
+    }
 
     /// Asks that joined a load already under way (for tests and diagnostics).
-    var pendingJoinCount: Int { animations.joinCount + archives.joinCount }
+    var pendingJoinCount: Int { animations.statistics.joins + archives.statistics.joins }
 
     /// Returns the parsed animation at `url`; see `animation(for:storageType:)`.
     public func animation(for url: URL, storageType: StorageType = .hybrid(.lottie)) async throws -> LottieAnimation {
         try await animation(for: AssetRequest(url: url), storageType: storageType)
     }
 
-    /// Returns the parsed Lottie JSON animation for `request`.
+    /// Returns the parsed Lottie JSON animation for `request`: the parsed model from memory when it is
+    /// fresh, else the stored or downloaded bytes parsed once (a stale one is revalidated first).
     ///
     /// - Throws: `LottieError` for malformed or invalid JSON (nothing is stored), `AssetsError` for
     ///   fetch failures.
     public func animation(
         for request: AssetRequest, storageType: StorageType = .hybrid(.lottie)
     ) async throws -> LottieAnimation {
-        let options = configuration.parsingOptions
-        return try await cachedOrFetched(request, storageType: storageType, pool: animations) { data in
-            let animation = try LottieAnimation.parse(data, options: options)
-            // The model holds the raw bytes too; the entry already counts them.
-            return (animation, max(0, animation.estimatedMemoryCost - data.count))
-        }
+        try await animationResult(for: request, storageType: storageType).value
+    }
+
+    /// Returns the parsed animation with where it came from (memory, storage, network, stale).
+    public func animationResult(
+        for request: AssetRequest, storageType: StorageType = .hybrid(.lottie)
+    ) async throws -> AssetResult<LottieAnimation> {
+        try await animations.value(for: request, options: DefaultDecodeOptions(), storageType: storageType)
     }
 
     /// Returns the dotLottie archive for `request` with every animation parsed.
     ///
     /// - Throws: `DotLottieError` for a bad archive (nothing is stored), `AssetsError` for fetch failures.
     public func dotLottie(for request: AssetRequest, storageType: StorageType = .hybrid(.lottie)) async throws -> DotLottie {
-        let options = configuration.dotLottieOptions
-        return try await cachedOrFetched(request, storageType: storageType, pool: archives) { data in
-            let archive = try DotLottie.read(data, options: options)
-            let cost = archive.animations.reduce(0) { $0 + $1.animation.estimatedMemoryCost }
-                + archive.images.values.reduce(0) { $0 + $1.count }
-            return (archive, cost)
-        }
+        try await archives.value(for: request, options: DefaultDecodeOptions(), storageType: storageType).value
     }
 
     /// Returns the dotLottie archive at `url`; see `dotLottie(for:storageType:)`.
     public func dotLottie(for url: URL, storageType: StorageType = .hybrid(.lottie)) async throws -> DotLottie {
         try await dotLottie(for: AssetRequest(url: url), storageType: storageType)
-    }
-
-    // MARK: Lookup
-
-    /// Memory (the parsed model) → stored bytes (parsed once) → network (parsed before storing).
-    private func cachedOrFetched<Model: Sendable>(
-        _ request: AssetRequest, storageType: StorageType, pool: RequestPool<LoadKey, Model>,
-        parse: @escaping @Sendable (Data) throws -> (Model, cost: Int)
-    ) async throws -> Model {
-        let key = manager.cacheKey(for: request)
-        if request.cachePolicy == .useCache || request.cachePolicy == .cacheOnly,
-            let partition = storageType.memoryPartition,
-            let model = try await manager.entry(forKey: key, storageType: partition)?.decoded?.value as? Model
-        {
-            counters.withLock { $0.memoryHits += 1 }
-            return model
-        }
-        let loadKey = LoadKey(key: key, storageType: storageType, cachePolicy: request.cachePolicy)
-        return try await pool.value(for: loadKey, priority: request.priority.taskPriority) { [self] _ in
-            try await load(request, key: key, storageType: storageType, parse: parse)
-        }
-    }
-
-    private func load<Model: Sendable>(
-        _ request: AssetRequest, key: CacheKey, storageType: StorageType,
-        parse: @escaping @Sendable (Data) throws -> (Model, cost: Int)
-    ) async throws -> Model {
-        let counted: @Sendable (Data) throws -> DecodedObject = { [self] data in
-            counters.withLock { $0.parses += 1 }
-            do {
-                let (model, cost) = try parse(data)
-                return DecodedObject(model, cost: cost)
-            } catch {
-                counters.withLock { $0.rejectedFiles += 1 }
-                throw error
-            }
-        }
-        // Stored bytes are read from the byte part directly: a hybrid read would first promote the
-        // bytes alone into memory, only for the parsed model to replace them. A stale entry is left
-        // to the manager's fetch, which revalidates it.
-        var stored: CacheEntry?
-        if let entry = try await manager.entry(forKey: key, storageType: storageType.byteStorage),
-            request.cachePolicy.accepts(entry, at: manager.configuration.now())
-        {
-            stored = entry
-        }
-        // The manager calls this only for responses (a download, or a 304's kept bytes).
-        let decodeResponse: @Sendable (Data) throws -> DecodedObject = { [self] data in
-            counters.withLock { $0.networkFetches += 1 }
-            return try counted(data)
-        }
-        let entry: CacheEntry
-        if let stored {
-            entry = stored
-        } else {
-            entry = try await manager.entry(for: request, storageType: storageType, decode: decodeResponse)
-            if let model = entry.decoded?.value as? Model { return model }
-        }
-        // Bytes found in storage: parse them once, and keep the model in memory.
-        let decoded: DecodedObject
-        do {
-            decoded = try counted(entry.data)
-        } catch {
-            try? await manager.removeData(forKey: key, storageType: storageType)
-            throw error
-        }
-        counters.withLock { $0.storageHits += 1 }
-        if let partition = storageType.memoryPartition {
-            let parsed = CacheEntry(data: entry.data, metadata: entry.metadata, decoded: decoded)
-            try await manager.store(parsed, forKey: key, storageType: partition)
-        }
-        // `parse` made this value, so the cast cannot fail.
-        return decoded.value as! Model
     }
 }
 

@@ -13,23 +13,24 @@ extension ImageUtil {
         let request = AssetRequest(url: avatar.url, version: avatar.version)
         let style = avatar.style
         let storageType = configuration.avatarStorageType
-        if let image = memoryImage(for: request, style: style, storageType: storageType) { return image }
+        if let image = cachedImage(for: request, style: style, storageType: storageType) { return image }
         if let styled = avatar.localStyledImage { return styled }
         if let original = avatar.localOriginalImage {
             do {
                 let styled = try renderer.render(original, style: style)
-                counters.withLock { $0.renders += 1 }
+                avatarRenders.withLock { $0 += 1 }
                 return styled
             } catch {
-                counters.withLock { $0.failures += 1 }
+                avatarFailures.withLock { $0 += 1 }
                 throw ImageUtilError.renderingFailed(url: avatar.url, style: style.identifier, reason: "\(error)")
             }
         }
-        let rendition = try await rendition(for: request, style: style, storageType: storageType)
-        if case .original = rendition.source, let original = rendition.original {
-            avatar.save(originalImage: original, styledImage: rendition.image)
+        let result = try await imageResult(for: request, style: style, storageType: storageType)
+        // Rendered now from a decoded original: hand both to the app's own store.
+        if let original = result.original {
+            avatar.save(originalImage: original, styledImage: result.value)
         }
-        return rendition.image
+        return result.value
     }
 
     /// Shows `avatar` through `deliver`, standing in for Navi's `UIImageView.navi_setAvatar`.
@@ -40,7 +41,7 @@ extension ImageUtil {
     public func setAvatar(_ avatar: some Avatar, deliver: @escaping @Sendable (Image) -> Void) -> AvatarBinding {
         let request = AssetRequest(url: avatar.url, version: avatar.version)
         let binding = AvatarBinding()
-        if let image = memoryImage(for: request, style: avatar.style, storageType: configuration.avatarStorageType) {
+        if let image = cachedImage(for: request, style: avatar.style, storageType: configuration.avatarStorageType) {
             deliver(image)
             return binding
         }

@@ -3,22 +3,20 @@ import MediaAssets
 import Synchronization
 
 /// Fetches, decodes, styles and caches images through an `AssetsManager`: SDImageCache's lookup with
-/// Navi's styled avatars.
+/// Navi's styled avatars, as an image decoder plus processors on the core's `AssetPipeline`.
 ///
-/// An ask for a URL in a style looks, in order, for
-/// 1. the decoded image of the styled variant (`<key>@<style.identifier>`, or the original's key for
-///    `.original`) kept in memory beside its bytes: returned with no decoding;
+/// An ask for a URL in a style (any `ImageProcessing`; `AvatarStyle` names Navi's) looks, in order, for
+/// 1. the styled image kept in memory beside its bytes (`<key>@<identifier>`): returned with no decoding;
 /// 2. the stored variant's bytes: decoded only;
-/// 3. the stored original's bytes: decoded with libjpeg's DCT scaling toward the style's size, styled,
-///    and the variant stored (PNG when it has transparency, JPEG otherwise) with its decoded image;
-/// 4. the network, through `AssetsManager.entry(for:storageType:)`, then as in 3.
+/// 3. a decoded original kept in memory that covers the style's size: styled only;
+/// 4. the original's bytes in storage, or from the network: decoded with libjpeg's DCT scaling toward
+///    the style's size, styled, and the variant stored (PNG when it has transparency, JPEG otherwise).
 ///
-/// Every level is coalesced: concurrent asks share one download per original (the manager's pool), one
-/// decode per original and decode size, and one render per variant. Bytes that do not decode are removed
-/// from the cache and reported as `ImageUtilError.undecodable`: an invalid download is never kept.
-///
-/// Under `.hybrid(t)` the original's bytes are stored on `.disk` only, while variants are stored in
-/// `.hybrid(t)` (bytes on disk, decoded image in `.lru(t)`); see `StorageLayout`.
+/// Each stage is coalesced by its own key (`AssetPipeline`): one download per original, one decode per
+/// original and size — a smaller style joins a larger decode, never the reverse — and one render per
+/// variant. Bytes that do not decode are never stored and are reported as `ImageUtilError.undecodable`.
+/// Under `.hybrid(t)` (or any `TieredCaching` backend) the original's bytes go to the byte tiers only,
+/// while styled variants keep their decoded image in memory too.
 ///
 /// ```swift
 /// let images = ImageUtil(manager: try AssetsManager())
@@ -31,69 +29,97 @@ public final class ImageUtil: Sendable {
     public let configuration: Configuration
     /// The decode, render and encode steps.
     public let renderer: VariantRenderer
-
-    /// Renders (and stored-variant decodes) under way, one per variant key, storage and cache policy.
-    let renditions = RequestPool<RenditionKey, Rendition>()
-    /// Decodes of originals under way, one per original key, storage, cache policy and decode size.
-    let originals = RequestPool<OriginalKey, DecodedOriginal>()
-    /// The decode sizes asked for per original, so that smaller styles join larger decodes.
-    let decodeSizes = Mutex(DecodeSizeRegistry())
-    let counters = Mutex(ImageUtilStatistics())
+    /// The staged pipeline the util runs on.
+    public let pipeline: AssetPipeline<ImageAssetDecoder>
 
     /// Creates a util over `manager`.
     public init(manager: AssetsManager, configuration: Configuration = Configuration()) {
         self.manager = manager
         self.configuration = configuration
-        self.renderer = VariantRenderer(configuration: configuration)
+        let decoder = ImageAssetDecoder(configuration: configuration)
+        self.renderer = decoder.renderer
+        self.pipeline = AssetPipeline(manager: manager, decoder: decoder)
     }
 
     /// Returns the image at `request` in `style`, from memory, storage or the network, in that order.
     ///
     /// The request's cache policy applies: `.reload` and `.revalidate` skip the cached variants and go to
-    /// the manager's fetch (a 304 keeps the original's bytes), `.cacheOnly` never downloads.
+    /// the network (a 304 keeps the original's bytes), `.cacheOnly` never downloads.
     ///
-    /// - Throws: `ImageUtilError` for undecodable bytes or a failing style, `AssetsError` for network and
-    ///   storage failures, `CancellationError` when the calling task is cancelled.
+    /// - Throws: `ImageUtilError` for undecodable bytes or a failing style, `ImageProcessingError` for a
+    ///   style that cannot be drawn, `AssetsError` for network and storage failures, `CancellationError`
+    ///   when the calling task is cancelled.
     public func image(
-        for request: AssetRequest, style: AvatarStyle = .original, storageType: StorageType = .hybrid(.image)
+        for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original,
+        storageType: StorageType = .hybrid(.image)
     ) async throws -> Image {
-        try await rendition(for: request, style: style, storageType: storageType).image
+        try await imageResult(for: request, style: style, storageType: storageType).value
     }
 
     /// Returns the image at `url` in `style`; see `image(for:style:storageType:)`.
     public func image(
-        for url: URL, style: AvatarStyle = .original, storageType: StorageType = .hybrid(.image)
+        for url: URL, style: some ImageProcessing = AvatarStyle.original, storageType: StorageType = .hybrid(.image)
     ) async throws -> Image {
         try await image(for: AssetRequest(url: url), style: style, storageType: storageType)
     }
 
-    /// The key `request`'s image in `style` is stored under: `<key>@<style.identifier>`, or the
-    /// original's key for `.original`.
-    public func cacheKey(for request: AssetRequest, style: AvatarStyle) -> CacheKey {
-        let originalKey = manager.cacheKey(for: request)
-        return style == .original ? originalKey : originalKey.variant(style.identifier)
+    /// Returns the image at `request` in `style` with where it came from (memory, storage, network, stale).
+    public func imageResult(
+        for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original,
+        storageType: StorageType = .hybrid(.image)
+    ) async throws -> AssetResult<Image> {
+        if let avatarStyle = style as? AvatarStyle {
+            try avatarStyle.validate()
+            if avatarStyle == .original {
+                return try await pipeline.value(for: request, options: nil, storageType: storageType)
+            }
+        }
+        do {
+            return try await pipeline.value(
+                for: request, processor: style, options: style.targetSize, storageType: storageType
+            )
+        } catch AssetsError.processingFailed(_, let processor, let reason) {
+            throw ImageUtilError.renderingFailed(url: request.url, style: processor, reason: reason)
+        }
     }
 
-    /// The decoded image of `request` in `style` if memory holds it, without waiting or decoding.
+    /// The key `request`'s image in `style` is stored under: `<key>@<style.identifier>`, or the
+    /// original's key for `.original`.
+    public func cacheKey(for request: AssetRequest, style: some ImageProcessing) -> CacheKey {
+        let originalKey = manager.cacheKey(for: request)
+        if let avatarStyle = style as? AvatarStyle, avatarStyle == .original { return originalKey }
+        return originalKey.variant(style.identifier)
+    }
+
+    /// The image of `request` in `style` if memory holds it, without waiting or decoding.
     ///
-    /// Reads the `.lru(t)` partition of `storageType` when it is a `MemoryCache`; `nil` otherwise.
-    public func memoryImage(
-        for request: AssetRequest, style: AvatarStyle, storageType: StorageType = .hybrid(.image)
+    /// Reads the decoded-object tier of `storageType`'s backend (`DecodedObjectCaching`), whatever backend
+    /// a user registered there.
+    public func cachedImage(
+        for request: AssetRequest, style: some ImageProcessing, storageType: StorageType = .hybrid(.image)
     ) -> Image? {
-        guard let memory = StorageLayout(storageType).memory,
-            let cache = (try? manager.backend(for: memory)) as? MemoryCache,
-            let entry = cache.entry(forKey: cacheKey(for: request, style: style)),
-            request.cachePolicy.accepts(entry, at: manager.configuration.now()),
-            let image = entry.decoded?.value as? Image
-        else { return nil }
-        counters.withLock { $0.memoryHits += 1 }
-        return image
+        if let avatarStyle = style as? AvatarStyle, avatarStyle == .original {
+            return pipeline.cachedValue(for: request, options: nil, storageType: storageType)?.value
+        }
+        return pipeline.cachedValue(for: request, processor: style, storageType: storageType)?.value
     }
 
     /// A snapshot of the counters.
     public var statistics: ImageUtilStatistics {
-        var statistics = counters.withLock { $0 }
-        statistics.joins = renditions.joinCount + originals.joinCount
+        let pipeline = pipeline.statistics
+        var statistics = ImageUtilStatistics()
+        statistics.decodes = pipeline.decodes
+        statistics.renders = pipeline.processes + avatarRenders.withLock { $0 }
+        statistics.memoryHits = pipeline.memoryHits
+        statistics.diskHits = pipeline.storageHits
+        statistics.networkFetches = pipeline.networkFetches
+        statistics.failures = pipeline.failures + avatarFailures.withLock { $0 }
+        statistics.joins = pipeline.joins
+        statistics.storeFailures = manager.fetchStatistics.storeFailures
         return statistics
     }
+
+    /// Renders of an `Avatar`'s local original, which bypass the pipeline.
+    let avatarRenders = Mutex(0)
+    let avatarFailures = Mutex(0)
 }

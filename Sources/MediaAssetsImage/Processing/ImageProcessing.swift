@@ -1,3 +1,5 @@
+import MediaAssets
+
 /// A plugin that transforms an image; its identifier is part of the cache key of what it produces.
 ///
 /// Implementation requirements:
@@ -6,12 +8,25 @@
 ///   same identifier must produce the same pixels. Use printable ASCII without spaces or newlines.
 /// - `process(_:)` is a pure function of its input and throws (never traps) on bad parameters or
 ///   input, so it is safe to call concurrently from any task.
-public protocol ImageProcessing: Sendable {
+///
+/// Every image processor is an `AssetProcessing` of `Image`, so `ImageUtil` and any `AssetPipeline` over
+/// images accept it, a user's own included.
+public protocol ImageProcessing: AssetProcessing where Value == Image {
     /// A stable, parameter-bearing name, for example `resize(96x96,fill)`.
     var identifier: String { get }
 
+    /// The size the processor's output needs from the original: the original is decoded toward it (at
+    /// least this size in both dimensions, using JPEG's DCT scaling). `nil`, the default, decodes the
+    /// full image.
+    var targetSize: PixelSize? { get }
+
     /// Returns the processed image, or throws an `ImageProcessingError` (or the plugin's own error).
     func process(_ image: Image) throws -> Image
+}
+
+extension ImageProcessing {
+    /// The full image: a processor that does not say what it needs gets everything.
+    public var targetSize: PixelSize? { nil }
 }
 
 /// The built-in processors, one type per file; call sites read `.resize(width: 96, height: 96)`.

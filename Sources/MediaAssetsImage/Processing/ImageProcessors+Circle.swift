@@ -2,27 +2,38 @@ extension ImageProcessors {
     /// Cuts the centred square of an image and makes everything outside its inscribed circle
     /// transparent, with an anti-aliased edge.
     ///
-    /// Identifier: `circle`. Scale first (`.aspectFillCrop(size:)`) to choose the diameter.
+    /// Identifier: `circle`, or `circle(border=<width>,#rrggbbaa)` with a stroke drawn in the same
+    /// pass. Scale first (`.aspectFillCrop(size:)`) to choose the diameter.
     public struct Circle: ImageProcessing, Hashable {
-        /// Creates a circle mask.
-        public init() {}
+        /// A border inside the circle's edge, drawn with the mask.
+        public var stroke: Stroke?
 
-        /// `circle`.
-        public var identifier: String { "circle" }
+        /// Creates a circle mask, with a border inside its edge when `stroke` is given.
+        public init(stroke: Stroke? = nil) {
+            self.stroke = stroke
+        }
 
-        /// Returns a square image showing a disc; never throws.
+        /// `circle`, or `circle(border=2,#ffffffff)`.
+        public var identifier: String {
+            guard let stroke, stroke.width != 0 else { return "circle" }
+            return "circle(" + stroke.identifierSuffix.dropFirst() + ")"
+        }
+
+        /// Returns a square image showing a disc; throws only for a bad stroke width.
         public func process(_ image: Image) throws -> Image {
+            try stroke?.validate(processor: identifier)
             let side = min(image.width, image.height)
             let square = image.centerCropped(width: side, height: side)
             let outline = ShapeOutline.circle(width: Double(side), height: Double(side))
-            return ShapeRenderer.render(square, outline: outline, clips: true, stroke: nil)
+            return ShapeRenderer.render(square, outline: outline, clips: true, stroke: stroke?.rendered)
         }
     }
 }
 
 extension ImageProcessing where Self == ImageProcessors.Circle {
-    /// Crops to the centred square and masks it to its inscribed circle, anti-aliased.
-    public static func circle() -> ImageProcessors.Circle {
-        ImageProcessors.Circle()
+    /// Crops to the centred square and masks it to its inscribed circle, anti-aliased, with an
+    /// optional border inside the edge.
+    public static func circle(stroke: ImageProcessors.Stroke? = nil) -> ImageProcessors.Circle {
+        ImageProcessors.Circle(stroke: stroke)
     }
 }

@@ -21,6 +21,9 @@ extension ImageProcessors {
             processors.isEmpty ? "identity" : processors.map(\.identifier).joined(separator: ">")
         }
 
+        /// What the first processor needs from the original.
+        public var targetSize: PixelSize? { processors.first?.targetSize }
+
         /// Applies each processor to the previous one's output; stops at the first error.
         public func process(_ image: Image) throws -> Image {
             var result = image

@@ -26,6 +26,9 @@ extension ImageProcessors {
         /// Whether an image smaller than the target is enlarged.
         public var upscale: Bool
 
+        /// The original is decoded toward `size`: at least that large in both dimensions.
+        public var targetSize: PixelSize? { size }
+
         /// Creates a resize to `size`.
         public init(
             size: PixelSize, contentMode: ContentMode = .aspectFill, crop: Bool = false, upscale: Bool = false

@@ -130,7 +130,7 @@ struct ImageUtilAvatarTests {
         // Then only the placeholder arrived, the render and decode were abandoned, and nothing counts as a failure
         let util = harness.util
         try await waitUntil("the render and the decode ended") {
-            util.renditions.inFlightCount == 0 && util.originals.inFlightCount == 0
+            util.pipeline.inFlightCount == 0
         }
         #expect(binding.isCancelled)
         #expect(deliveries.all == [placeholder])

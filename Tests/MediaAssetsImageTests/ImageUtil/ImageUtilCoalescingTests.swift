@@ -74,33 +74,15 @@ struct ImageUtilCoalescingTests {
 
     @Test("decode sizes: full size covers everything; a size covers the sizes it is at least as large as")
     func decodeSizeCoverage() {
-        // Given / When / Then
-        #expect(DecodeSizeRegistry.covers(nil, .square(96)))
-        #expect(DecodeSizeRegistry.covers(nil, nil))
-        #expect(!DecodeSizeRegistry.covers(.square(96), nil))
-        #expect(DecodeSizeRegistry.covers(.square(96), PixelSize(width: 96, height: 40)))
-        #expect(!DecodeSizeRegistry.covers(PixelSize(width: 96, height: 40), .square(96)))
-    }
+        // Given the image decoder
+        let decoder = ImageAssetDecoder()
 
-    @Test("the registry picks the smallest covering size under way and forgets it when the asks leave")
-    func decodeSizeRegistry() {
-        // Given asks for 200² and full size under way
-        let source = OriginalSource(originalKey: "k", storageType: .disk, cachePolicy: .useCache)
-        var registry = DecodeSizeRegistry()
-        let first = registry._enter(source, target: .square(200))
-        let second = registry._enter(source, target: nil)
-
-        // When a 96² ask arrives
-        let third = registry._enter(source, target: .square(96))
-
-        // Then it shares the 200² decode; once they leave, a new ask decodes at its own size
-        #expect(first == .square(200) && second == nil && third == .square(200))
-        registry._leave(source, size: first)
-        registry._leave(source, size: third)
-        #expect(registry._enter(source, target: .square(96)) == nil)
-        registry._leave(source, size: nil)
-        registry._leave(source, size: second)
-        #expect(registry._enter(source, target: .square(96)) == .square(96))
+        // When / Then
+        #expect(decoder.options(nil, satisfy: .square(96)))
+        #expect(decoder.options(nil, satisfy: nil))
+        #expect(!decoder.options(.square(96), satisfy: nil))
+        #expect(decoder.options(.square(96), satisfy: PixelSize(width: 96, height: 40)))
+        #expect(!decoder.options(PixelSize(width: 96, height: 40), satisfy: .square(96)))
     }
 
     @Test("48 unsynchronised asks over 3 URLs and 2 styles: one download per URL, one render per variant")
@@ -131,7 +113,7 @@ struct ImageUtilCoalescingTests {
         }
         #expect(util.statistics.renders == 6)
         #expect(util.statistics.failures == 0)
-        #expect(util.renditions.inFlightCount == 0 && util.originals.inFlightCount == 0)
+        #expect(util.pipeline.inFlightCount == 0)
     }
 
     @Test("a failure reaches every coalesced ask")

@@ -153,7 +153,7 @@ struct ImageUtilLookupTests {
         // And the original's bytes are on disk only, while memory keeps the decoded variants
         #expect(try await harness.manager.readData(forKey: originalKey, storageType: .disk) != nil)
         #expect(try await harness.manager.readData(forKey: originalKey, storageType: .lru(.image)) == nil)
-        let memoryEntry = try await harness.manager.entry(forKey: circleKey, storageType: .lru(.image))
+        let memoryEntry = try await harness.manager.cachedEntry(forKey: circleKey, storageType: .lru(.image))
         #expect(memoryEntry?.decoded?.value as? Image == circle)
     }
 

@@ -34,7 +34,7 @@ struct ValidationTests {
         #expect(second.data == bytes)
         #expect(second.metadata.freshUntil == clock.date + 60)
         #expect(manager.fetchStatistics.revalidations == 1)
-        #expect(try await manager.entry(forKey: manager.cacheKey(for: request), storageType: .disk)?.metadata.freshUntil == clock.date + 60)
+        #expect(try await manager.cachedEntry(forKey: manager.cacheKey(for: request), storageType: .disk)?.metadata.freshUntil == clock.date + 60)
     }
 
     @Test func changedResourceIsFetchedAnew() async throws {

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Turns an asset's bytes into a value: the decode stage of an `AssetPipeline`.
+///
+/// A util is a decoder plus processors: `ImageUtil`'s decoder makes bitmaps, `AnimationUtil`'s
+/// parses Lottie JSON, and yours can decode fonts, PDFs or `Decodable` documents.
+///
+/// ## Implementation requirements
+/// - `identifier` is stable across launches and names everything that changes the output: the
+///   pipeline keeps decoded values under it and coalesces decodes by it.
+/// - `decode(_:options:)` is a pure function of its input, may run on any thread, and throws (never
+///   crashes) on bad input; whatever it throws on a download means the bytes are never stored.
+/// - `options(_:satisfy:)` says when a value decoded with one set of options can answer an ask with
+///   another (an image decoded at 192 px serves a 96 px ask, never the reverse).
+public protocol AssetDecoding: Sendable {
+    /// What the decoder produces.
+    associatedtype Value: Sendable
+    /// What a decode can be asked for, such as a target size. Use `DefaultDecodeOptions` for none.
+    associatedtype Options: Hashable & Sendable
+
+    /// A stable name: part of the key decoded values are kept under.
+    var identifier: String { get }
+
+    /// Decodes `data`.
+    func decode(_ data: Data, options: Options) throws -> Value
+
+    /// The memory `value` occupies, in bytes; memory limits count it.
+    func cost(of value: Value) -> Int
+
+    /// Whether a value decoded with `provided` answers an ask for `requested`. Equality by default.
+    func options(_ provided: Options, satisfy requested: Options) -> Bool
+
+    /// The options that decode a stored variant: variants are stored as they are shown.
+    var variantOptions: Options { get }
+
+    /// Encodes a processed value so its variant can be stored as bytes, or returns `nil` to keep
+    /// variants in memory only (the default).
+    func encodeVariant(_ value: Value) throws -> EncodedVariant?
+
+    /// The error an ask receives when `decode` threw `error` on the bytes of `key` fetched from `url`.
+    /// The default is `AssetsError.undecodable`; a util returns its own error type here.
+    func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error
+}
+
+extension AssetDecoding {
+    /// Equality: a decode answers asks for exactly its own options.
+    public func options(_ provided: Options, satisfy requested: Options) -> Bool { provided == requested }
+
+    /// Variants stay in memory only.
+    public func encodeVariant(_ value: Value) throws -> EncodedVariant? { nil }
+
+    /// `AssetsError.undecodable` naming the key, the URL, this decoder and the reason.
+    public func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error {
+        AssetsError.undecodable(key: key, url: url, decoder: identifier, reason: "\(error)")
+    }
+}
+
+extension AssetDecoding where Options == DefaultDecodeOptions {
+    /// The only options there are.
+    public var variantOptions: DefaultDecodeOptions { DefaultDecodeOptions() }
+}
+
+/// The options of a decoder that takes none.
+public struct DefaultDecodeOptions: Hashable, Sendable {
+    /// Creates the (empty) options.
+    public init() {}
+}
+
+/// A processed value's bytes, to store its variant.
+public struct EncodedVariant: Sendable, Hashable {
+    /// The bytes.
+    public var data: Data
+    /// Their MIME type, stored as the entry's content type.
+    public var contentType: String?
+
+    /// Creates an encoded variant.
+    public init(data: Data, contentType: String?) {
+        self.data = data
+        self.contentType = contentType
+    }
+}
+
+/// Turns a decoded value into another: the process stage of an `AssetPipeline` (styling an avatar,
+/// picking a page, projecting a document).
+///
+/// The `identifier` names the output: the processed value is cached under `<key>@<identifier>`, so
+/// two processors with one identifier must produce the same result.
+public protocol AssetProcessing<Value>: Sendable {
+    /// What the processor takes and returns.
+    associatedtype Value: Sendable
+
+    /// A stable name of the operation and its parameters: the variant's key suffix.
+    var identifier: String { get }
+
+    /// Processes `value`.
+    func process(_ value: Value) throws -> Value
+}

@@ -1,0 +1,237 @@
+import Foundation
+
+extension AssetPipeline {
+    /// What process flights coalesce on.
+    struct VariantFlightKey: Hashable, Sendable {
+        var variantKey: CacheKey
+        var storageType: StorageType
+        var cachePolicy: AssetRequest.CachePolicy
+    }
+
+    /// An original as decode flights see it.
+    struct DecodeSource: Hashable, Sendable {
+        var originalKey: CacheKey
+        var storageType: StorageType
+        var cachePolicy: AssetRequest.CachePolicy
+    }
+
+    /// What decode flights coalesce on: one decode per original and options.
+    struct DecodeFlightKey: Hashable, Sendable {
+        var source: DecodeSource
+        var options: Decoder.Options
+    }
+
+    /// A decoded original kept in memory, with the options it was decoded with.
+    struct KeptDecode: Sendable {
+        var value: Value
+        var options: Decoder.Options
+    }
+
+    // MARK: Process stage
+
+    func processFlight(
+        _ request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
+        variantKey: CacheKey, route: StorageRoute
+    ) async throws -> AssetResult<Value> {
+        let policy = request.cachePolicy
+        if let memory = route.memory, let hit = memoryValue(variantKey, in: memory, policy: policy) {
+            counters.withLock { $0.memoryHits += 1 }
+            return hit
+        }
+        if policy == .useCache || policy == .cacheOnly, !route.isMemoryOnly,
+            let stored = try await storedVariant(variantKey, route: route, policy: policy, priority: request.priority)
+        {
+            return stored
+        }
+        let original = try await decoded(request, options: options, route: route)
+        let processed: Value
+        do {
+            processed = try await manager.processLimiter.run(priority: request.priority.taskPriority) {
+                try processor.process(original.value)
+            }
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw AssetsError.processingFailed(key: variantKey, processor: processor.identifier, reason: "\(error)")
+        }
+        counters.withLock { $0.processes += 1 }
+        // A variant inherits its original's freshness, so a changed original behind one URL is seen.
+        var metadata = original.metadata
+        metadata.created = manager.configuration.now()
+        metadata.lastAccess = metadata.created
+        metadata.etag = nil
+        metadata.lastModified = nil
+        let encoded = try? decoder.encodeVariant(processed)
+        metadata.contentType = encoded?.contentType
+        let entry = CacheEntry(
+            data: encoded?.data ?? Data(), metadata: metadata,
+            decoded: DecodedObject(processed, cost: decoder.cost(of: processed))
+        )
+        remember(entry, forKey: variantKey, route: route, persisting: encoded != nil)
+        return AssetResult(value: processed, source: original.source, metadata: metadata, original: original.value)
+    }
+
+    /// A stored variant's bytes, decoded and kept in memory; a variant that no longer decodes is removed.
+    private func storedVariant(
+        _ key: CacheKey, route: StorageRoute, policy: AssetRequest.CachePolicy, priority: AssetRequest.Priority
+    ) async throws -> AssetResult<Value>? {
+        guard let entry = try await manager.storedEntry(forKey: key, route: route, bytesOnly: true),
+            policy.accepts(entry, at: manager.configuration.now()), !entry.data.isEmpty
+        else { return nil }
+        let value: Value
+        do {
+            value = try await manager.decodeLimiter.run(priority: priority.taskPriority) {
+                try decoder.decode(entry.data, options: decoder.variantOptions)
+            }
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            try? await route.remove(key)
+            return nil
+        }
+        counters.withLock {
+            $0.decodes += 1
+            $0.storageHits += 1
+        }
+        var remembered = entry
+        remembered.decoded = DecodedObject(value, cost: decoder.cost(of: value))
+        route.memory?.insert(remembered, forKey: key)
+        return AssetResult(value: value, source: .storage, metadata: entry.metadata)
+    }
+
+    /// Keeps a processed value in memory at once and writes its bytes behind the caller's back.
+    private func remember(_ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, persisting: Bool) {
+        if let memory = route.memory {
+            memory.insert(entry, forKey: key)
+            if route.isMemoryOnly || !persisting { return }
+        }
+        guard persisting else { return }
+        var bytes = entry
+        bytes.decoded = nil
+        manager.stage(bytes, forKey: key, route: route, bytesOnly: true)
+    }
+
+    // MARK: Decode stage
+
+    /// The decoded original: a kept decode that satisfies `options`, else a decode flight, joining one
+    /// under way whose options satisfy these.
+    func decoded(
+        _ request: AssetRequest, options: Decoder.Options, route: StorageRoute
+    ) async throws -> AssetResult<Value> {
+        let originalKey = manager.cacheKey(for: request)
+        if let memory = route.memory,
+            let kept = keptDecode(decodedKey(originalKey), in: memory, satisfying: options, policy: request.cachePolicy)
+        {
+            return kept
+        }
+        let source = DecodeSource(
+            originalKey: originalKey, storageType: route.storageType, cachePolicy: request.cachePolicy
+        )
+        let chosen = decodesUnderWay.withLock { underWay -> Decoder.Options in
+            let running = underWay[source, default: [:]].keys
+            let chosen = running.first { decoder.options($0, satisfy: options) } ?? options
+            underWay[source, default: [:]][chosen, default: 0] += 1
+            return chosen
+        }
+        defer {
+            decodesUnderWay.withLock { underWay in
+                guard let count = underWay[source]?[chosen] else { return }
+                underWay[source]?[chosen] = count > 1 ? count - 1 : nil
+                if underWay[source]?.isEmpty == true { underWay[source] = nil }
+            }
+        }
+        let flightKey = DecodeFlightKey(source: source, options: chosen)
+        return try await decodeFlights.value(for: flightKey, priority: request.priority.taskPriority) { [self] _ in
+            try await decodeFlight(request, originalKey: originalKey, options: chosen, route: route)
+        }
+    }
+
+    private func decodeFlight(
+        _ request: AssetRequest, originalKey: CacheKey, options: Decoder.Options, route: StorageRoute
+    ) async throws -> AssetResult<Value> {
+        if let memory = route.memory,
+            let kept = keptDecode(decodedKey(originalKey), in: memory, satisfying: options, policy: request.cachePolicy)
+        {
+            return kept
+        }
+        let fetched = try await manager.fetchOriginal(request, route: route, bytesOnly: true)
+        if fetched.revalidatesInBackground {
+            manager.revalidateInBackground(originalKey, storageType: route.storageType) { [self] in
+                var revalidation = request
+                revalidation.cachePolicy = .revalidate
+                revalidation.priority = .low
+                _ = try await decoded(revalidation, options: options, route: route)
+            }
+        }
+        let value: Value
+        do {
+            value = try await manager.decodeLimiter.run(priority: request.priority.taskPriority) {
+                try decoder.decode(fetched.entry.data, options: options)
+            }
+        } catch {
+            if let staged = fetched.staged {
+                manager.pendingWrites.discard(staged)
+            } else if !(error is CancellationError), fetched.source != .network {
+                // Stored bytes that no longer decode are removed, so the next ask downloads them anew.
+                manager.pendingWrites.drop(.init(storageType: route.storageType, key: originalKey))
+                try? await route.remove(originalKey)
+            }
+            if error is CancellationError { throw error }
+            counters.withLock { $0.undecodable += 1 }
+            throw decoder.decodingError(error, key: originalKey, url: request.url)
+        }
+        fetched.staged.map(manager.pendingWrites.commit)
+        counters.withLock {
+            $0.decodes += 1
+            switch fetched.source {
+            case .network: $0.networkFetches += 1
+            case .storage: $0.storageHits += 1
+            case .stale: $0.staleServed += 1
+            case .memory: break
+            }
+        }
+        keep(value, options: options, metadata: fetched.entry.metadata, forKey: decodedKey(originalKey), route: route)
+        return AssetResult(value: value, source: fetched.source, metadata: fetched.entry.metadata)
+    }
+
+    /// Keeps a decoded original in memory, unless memory holds one that already satisfies these options.
+    private func keep(
+        _ value: Value, options: Decoder.Options, metadata: CacheMetadata, forKey key: CacheKey, route: StorageRoute
+    ) {
+        guard configuration.keepsDecodedOriginals, let memory = route.memory else { return }
+        // A larger decode that is at least as fresh stays: it answers this ask's options too.
+        if let currentEntry = memory.cachedEntry(forKey: key), let current = currentEntry.decoded?.value as? KeptDecode,
+            current.options != options, decoder.options(current.options, satisfy: options),
+            (currentEntry.metadata.freshUntil ?? .distantFuture) >= (metadata.freshUntil ?? .distantFuture)
+        {
+            return
+        }
+        let kept = KeptDecode(value: value, options: options)
+        let entry = CacheEntry(data: Data(), metadata: metadata, decoded: DecodedObject(kept, cost: decoder.cost(of: value)))
+        memory.insert(entry, forKey: key)
+    }
+
+    // MARK: Memory lookups
+
+    /// A kept decode under `key` whose options satisfy `options`, if `policy` accepts it.
+    func keptDecode(
+        _ key: CacheKey, in memory: any DecodedObjectCaching, satisfying options: Decoder.Options,
+        policy: AssetRequest.CachePolicy
+    ) -> AssetResult<Value>? {
+        guard let entry = memory.cachedEntry(forKey: key),
+            policy.accepts(entry, at: manager.configuration.now()),
+            let kept = entry.decoded?.value as? KeptDecode, decoder.options(kept.options, satisfy: options)
+        else { return nil }
+        return AssetResult(value: kept.value, source: .memory, metadata: entry.metadata)
+    }
+
+    /// A processed value under `key`, if `policy` accepts it.
+    func memoryValue(
+        _ key: CacheKey, in memory: any DecodedObjectCaching, policy: AssetRequest.CachePolicy
+    ) -> AssetResult<Value>? {
+        guard let entry = memory.cachedEntry(forKey: key), policy.accepts(entry, at: manager.configuration.now()),
+            let value = entry.decoded?.value as? Value
+        else { return nil }
+        return AssetResult(value: value, source: .memory, metadata: entry.metadata)
+    }
+}

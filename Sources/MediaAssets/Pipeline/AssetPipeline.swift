@@ -1,0 +1,179 @@
+import Foundation
+import Synchronization
+
+/// The staged pipeline every util builds on: fetch bytes → decode → process, each stage coalesced
+/// by its own key, with the cache lookup of each stage inside its flight.
+///
+/// ```
+/// value(for:processor:options:)     memory <key>@<processor> ─ fresh hit: done, nothing awaited
+///  └─ process flight   (variant key, storage, policy)      stored variant bytes → decode
+///      └─ decode flight  (key, storage, policy, options)   memory <key>@decoded(<decoder>) covering options
+///          └─ fetch flight (key, storage, policy)          staged or stored bytes → network
+/// ```
+///
+/// An ask joins a decode under way only when that decode's options satisfy it
+/// (`AssetDecoding.options(_:satisfy:)`): a 96 px ask never receives a 40 px decode, and a 40 px ask
+/// joins a 96 px one. A download is stored only after it decoded. Results return before their bytes
+/// are written; reads see the write meanwhile. Downloads, decodes and processing steps are bounded by
+/// the manager's stage limiters, in priority order. Stale entries are served under
+/// `stale-while-revalidate` (one background revalidation) and `stale-if-error`.
+///
+/// A util is a decoder plus processors:
+/// ```swift
+/// let documents = AssetPipeline(manager: manager, decoder: JSONDocumentDecoder<Feed>())
+/// let feed = try await documents.value(for: AssetRequest(url: feedURL)).value
+/// ```
+public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
+    /// What the pipeline produces.
+    public typealias Value = Decoder.Value
+
+    /// How a pipeline keeps what it decoded.
+    public struct Configuration: Sendable {
+        /// Whether a decoded original is kept in memory (under `<key>@decoded(<decoder>)`) so other
+        /// variants of the same asset need no decode. On by default.
+        public var keepsDecodedOriginals: Bool
+
+        /// Creates a configuration.
+        public init(keepsDecodedOriginals: Bool = true) {
+            self.keepsDecodedOriginals = keepsDecodedOriginals
+        }
+    }
+
+    /// The manager every read, write and fetch goes through.
+    public let manager: AssetsManager
+    /// The decode stage.
+    public let decoder: Decoder
+    /// The configuration.
+    public let configuration: Configuration
+
+    let variantFlights = RequestPool<VariantFlightKey, AssetResult<Value>>()
+    let decodeFlights = RequestPool<DecodeFlightKey, AssetResult<Value>>()
+    /// The decode options under way per original, so that an ask joins a decode that satisfies it.
+    let decodesUnderWay = Mutex([DecodeSource: [Decoder.Options: Int]]())
+    let counters = Mutex(PipelineStatistics())
+
+    /// Creates a pipeline over `manager` with `decoder`.
+    public init(manager: AssetsManager, decoder: Decoder, configuration: Configuration = Configuration()) {
+        self.manager = manager
+        self.decoder = decoder
+        self.configuration = configuration
+    }
+
+    // MARK: Memory (no waiting)
+
+    /// The decoded original of `request` if memory holds one that satisfies `options` and the
+    /// request's cache policy, without waiting, reading or decoding.
+    public func cachedValue(
+        for request: AssetRequest, options: Decoder.Options, storageType: StorageType
+    ) -> AssetResult<Value>? {
+        guard let memory = manager.decodedObjectCache(for: storageType) else { return nil }
+        let key = decodedKey(manager.cacheKey(for: request))
+        guard let hit = keptDecode(key, in: memory, satisfying: options, policy: request.cachePolicy) else { return nil }
+        counters.withLock { $0.memoryHits += 1 }
+        return hit
+    }
+
+    /// The processed value of `request` if memory holds it and the request's cache policy accepts it,
+    /// without waiting, reading or decoding.
+    public func cachedValue(
+        for request: AssetRequest, processor: some AssetProcessing<Value>, storageType: StorageType
+    ) -> AssetResult<Value>? {
+        guard let memory = manager.decodedObjectCache(for: storageType) else { return nil }
+        let key = manager.cacheKey(for: request).variant(processor.identifier)
+        guard let hit = memoryValue(key, in: memory, policy: request.cachePolicy) else { return nil }
+        counters.withLock { $0.memoryHits += 1 }
+        return hit
+    }
+
+    // MARK: Fetch, decode, process
+
+    /// Returns the decoded asset: from memory, storage or the network, in that order.
+    ///
+    /// - Throws: the decoder's error for bytes that do not decode (`AssetsError.undecodable` unless
+    ///   the util maps it), `AssetsError` for network and storage failures, `CancellationError`.
+    public func value(
+        for request: AssetRequest, options: Decoder.Options, storageType: StorageType
+    ) async throws -> AssetResult<Value> {
+        if let hit = cachedValue(for: request, options: options, storageType: storageType) { return hit }
+        do {
+            return try await decoded(request, options: options, route: try manager.route(for: storageType))
+        } catch {
+            countFailure(error)
+            throw error
+        }
+    }
+
+    /// Returns the decoded asset with `processor` applied, from memory, a stored variant, or the
+    /// original (from storage or the network) decoded with `options` and processed; the processed value
+    /// is kept in memory and, when the decoder encodes variants, stored under `<key>@<processor>`.
+    ///
+    /// A variant is as fresh as its original: once stale, it is made again from the revalidated original.
+    public func value(
+        for request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
+        storageType: StorageType
+    ) async throws -> AssetResult<Value> {
+        if let hit = cachedValue(for: request, processor: processor, storageType: storageType) { return hit }
+        do {
+            let route = try manager.route(for: storageType)
+            let variantKey = manager.cacheKey(for: request).variant(processor.identifier)
+            let flightKey = VariantFlightKey(
+                variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
+            )
+            return try await variantFlights.value(for: flightKey, priority: request.priority.taskPriority) { [self] _ in
+                try await processFlight(request, processor: processor, options: options, variantKey: variantKey, route: route)
+            }
+        } catch {
+            countFailure(error)
+            throw error
+        }
+    }
+
+    /// A snapshot of the counters.
+    public var statistics: PipelineStatistics {
+        var statistics = counters.withLock { $0 }
+        statistics.joins = variantFlights.joinCount + decodeFlights.joinCount
+        return statistics
+    }
+
+    /// Process and decode flights under way (for tests).
+    package var inFlightCount: Int { variantFlights.inFlightCount + decodeFlights.inFlightCount }
+
+    /// The key a decoded original is kept under in memory: `<key>@decoded(<decoder>)`.
+    public func decodedKey(_ originalKey: CacheKey) -> CacheKey {
+        originalKey.variant("decoded(" + decoder.identifier + ")")
+    }
+
+    private func countFailure(_ error: Error) {
+        if !(error is CancellationError) { counters.withLock { $0.failures += 1 } }
+    }
+}
+
+/// What an `AssetPipeline` did, counted.
+public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
+    /// Asks answered from memory without decoding.
+    public var memoryHits = 0
+    /// Stored bytes (variants and originals) read back and decoded.
+    public var storageHits = 0
+    /// Originals downloaded or revalidated.
+    public var networkFetches = 0
+    /// Decodes run.
+    public var decodes = 0
+    /// Decodes that threw: bytes rejected (never stored; stored ones removed).
+    public var undecodable = 0
+    /// Processing steps run.
+    public var processes = 0
+    /// Asks served stale.
+    public var staleServed = 0
+    /// Asks that joined a flight under way.
+    public var joins = 0
+    /// Asks that failed (cancellations not counted).
+    public var failures = 0
+
+    /// Creates zeroed statistics.
+    public init() {}
+
+    public var description: String {
+        "memory hits \(memoryHits), storage hits \(storageHits), network fetches \(networkFetches), "
+            + "decodes \(decodes), undecodable \(undecodable), processes \(processes), stale \(staleServed), joins \(joins), failures \(failures)"
+    }
+}
