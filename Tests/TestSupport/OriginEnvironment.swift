@@ -17,13 +17,15 @@ public struct OriginEnvironment: Sendable {
         clock: TestClock? = nil,
         maxResponseSize: Int = 256 << 20,
         keyFactory: CacheKeyFactory = .absoluteURL,
-        loader: (any DataLoading)? = nil
+        loader: (any DataLoading)? = nil,
+        staleIfError: TimeInterval = 0
     ) throws {
         origin = SampleOrigin()
         try origin.start()
         directory = try TemporaryDirectory()
         manager = try AssetsManager.forTesting(
-            directory: directory, clock: clock, maxResponseSize: maxResponseSize, keyFactory: keyFactory, loader: loader
+            directory: directory, clock: clock, maxResponseSize: maxResponseSize, keyFactory: keyFactory, loader: loader,
+            staleIfError: staleIfError
         )
     }
 

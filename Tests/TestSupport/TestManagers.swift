@@ -11,7 +11,8 @@ extension AssetsManager {
         memoryPartitions: [LRUCacheType: MemoryCache.Limits] = Configuration.defaultPartitions,
         diskSizeLimit: Int = 512 << 20,
         keyFactory: CacheKeyFactory = .absoluteURL,
-        loader: (any DataLoading)? = nil
+        loader: (any DataLoading)? = nil,
+        staleIfError: TimeInterval = 0
     ) throws -> AssetsManager {
         try AssetsManager(configuration: Configuration(
             memoryPartitions: memoryPartitions,
@@ -21,7 +22,8 @@ extension AssetsManager {
             loader: loader,
             keyFactory: keyFactory,
             retryPolicy: retryPolicy,
-            maxResponseSize: maxResponseSize
+            maxResponseSize: maxResponseSize,
+            staleIfError: staleIfError
         ))
     }
 }
