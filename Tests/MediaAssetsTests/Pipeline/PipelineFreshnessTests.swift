@@ -48,10 +48,14 @@ struct PipelineFreshnessTests {
         let request = AssetRequest(url: url)
         #expect(try await pipeline.value(for: request, options: .init(), storageType: .lru(.image)).source == .network)
 
-        // When it has gone stale and is asked for twice
+        // When it has gone stale and is asked for twice while the origin holds the revalidation
+        environment.origin.setBehavior("/feed.txt", .init(gated: true))
         clock.advance(by: 120)
         let first = try await pipeline.value(for: request, options: .init(), storageType: .lru(.image))
         let second = try await pipeline.value(for: request, options: .init(), storageType: .lru(.image))
+        try await environment.origin.waitForInFlight(path: "/feed.txt", count: 1)
+        environment.origin.setBehavior("/feed.txt", .normal)
+        environment.origin.release("/feed.txt")
 
         // Then both got the stale text at once, one background revalidation ran, and the next ask is fresh
         #expect(first.source == .stale && first.value == "hello")
