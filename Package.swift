@@ -81,6 +81,11 @@ let package = Package(
             path: "Examples/custom-backend-example"
         ),
         .executableTarget(
+            name: "custom-util-example",
+            dependencies: ["ExampleSupport", "MediaAssets", "SampleOrigin"],
+            path: "Examples/custom-util-example"
+        ),
+        .executableTarget(
             name: "readme-snippets",
             dependencies: ["MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite"],
             path: "Examples/ReadmeSnippets"
