@@ -15,6 +15,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("image-codecs", runImageCodecBenchmarks),
     ("image-processing", runImageProcessingBenchmarks),
     ("avatar-pipeline", runAvatarPipelineBenchmarks),
+    ("pipeline", runPipelineBenchmarks),
     ("animation", runAnimationParsingBenchmarks),
     ("video", runVideoBenchmarks),
 ]

@@ -10,8 +10,14 @@ public final class BackendRegistry: Sendable {
         var registered: [StorageType: any CacheBackend] = [:]
         /// Compositions made for `.hybrid(t)`; dropped when one of their parts is replaced.
         var composed: [LRUCacheType: HybridBackend] = [:]
+        /// Routes resolved for the pipeline (the casts to the capability protocols, made once).
+        var routes: [StorageType: StorageRoute] = [:]
+        /// Moves on every registration, so a route resolved across one is not kept.
+        var generation: UInt64 = 0
 
         mutating func _set(_ backend: (any CacheBackend)?, for storageType: StorageType) -> (any CacheBackend)? {
+            routes.removeAll()
+            generation += 1
             switch storageType {
             case .disk: composed.removeAll()
             case .lru(let type), .hybrid(let type): composed[type] = nil
@@ -55,6 +61,17 @@ public final class BackendRegistry: Sendable {
         }
         guard let found else { throw .backendNotRegistered(storageType) }
         return found
+    }
+
+    /// Where the pipeline reads and writes for `storageType`, resolved once per registration.
+    func route(for storageType: StorageType) throws(AssetsError) -> StorageRoute {
+        let (cached, generation) = state.withLock { ($0.routes[storageType], $0.generation) }
+        if let cached { return cached }
+        let route = StorageRoute(storageType, backend: try backend(for: storageType))
+        state.withLock { state in
+            if state.generation == generation { state.routes[storageType] = route }
+        }
+        return route
     }
 
     /// The storage types with a backend registered (compositions for `.hybrid` not included).

@@ -74,7 +74,7 @@ public final class AssetsManager: Sendable {
 
     /// Where the pipeline reads and writes for `storageType`, resolved from the registered backend.
     func route(for storageType: StorageType) throws(AssetsError) -> StorageRoute {
-        StorageRoute(storageType, backend: try backend(for: storageType))
+        try registry.route(for: storageType)
     }
 
     /// The memory tier that keeps decoded objects for `storageType`, if any: the backend itself when it

@@ -68,12 +68,11 @@ public final class ImageUtil: Sendable {
         for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original,
         storageType: StorageType = .hybrid(.image)
     ) async throws -> AssetResult<Image> {
-        if let avatarStyle = style as? AvatarStyle {
-            try avatarStyle.validate()
-            if avatarStyle == .original {
-                return try await pipeline.value(for: request, options: nil, storageType: storageType)
-            }
+        if Self.isOriginal(style) {
+            return try await pipeline.value(for: request, options: nil, storageType: storageType)
         }
+        if let hit = pipeline.cachedValue(for: request, processor: style, storageType: storageType) { return hit }
+        try (style as? AvatarStyle)?.validate()
         do {
             return try await pipeline.value(
                 for: request, processor: style, options: style.targetSize, storageType: storageType
@@ -83,11 +82,16 @@ public final class ImageUtil: Sendable {
         }
     }
 
+    /// Whether `style` is `.original`: the decoded image itself, kept under the original's key.
+    static func isOriginal(_ style: some ImageProcessing) -> Bool {
+        style.identifier == "original"
+    }
+
     /// The key `request`'s image in `style` is stored under: `<key>@<style.identifier>`, or the
     /// original's key for `.original`.
     public func cacheKey(for request: AssetRequest, style: some ImageProcessing) -> CacheKey {
         let originalKey = manager.cacheKey(for: request)
-        if let avatarStyle = style as? AvatarStyle, avatarStyle == .original { return originalKey }
+        if Self.isOriginal(style) { return originalKey }
         return originalKey.variant(style.identifier)
     }
 
@@ -98,7 +102,7 @@ public final class ImageUtil: Sendable {
     public func cachedImage(
         for request: AssetRequest, style: some ImageProcessing, storageType: StorageType = .hybrid(.image)
     ) -> Image? {
-        if let avatarStyle = style as? AvatarStyle, avatarStyle == .original {
+        if Self.isOriginal(style) {
             return pipeline.cachedValue(for: request, options: nil, storageType: storageType)?.value
         }
         return pipeline.cachedValue(for: request, processor: style, storageType: storageType)?.value

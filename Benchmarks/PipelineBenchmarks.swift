@@ -1,0 +1,181 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MediaAssets
+import MediaAssetsImage
+import SampleOrigin
+
+/// The staged pipeline through `ImageUtil`: a cold miss against its stages measured alone, memory and
+/// stored-variant hits against their floors, and a burst's peak memory with and without stage limits.
+func runPipelineBenchmarks(table: BenchmarkTable) async throws {
+    let origin = SampleOrigin()
+    try origin.start()
+    defer { origin.stop() }
+    try await runColdMiss(table: table, origin: origin)
+    try await runHits(table: table, origin: origin)
+    try await runBurst(table: table, origin: origin)
+}
+
+private func makeUtil(
+    _ directory: URL, stageLimits: AssetsManager.Configuration.StageLimits = .init()
+) throws -> ImageUtil {
+    let manager = try AssetsManager(configuration: .init(diskDirectory: directory, stageLimits: stageLimits))
+    return ImageUtil(manager: manager)
+}
+
+private func runColdMiss(table: BenchmarkTable, origin: SampleOrigin) async throws {
+    let photo = try makePhotoLikeJPEG(width: 2048, height: 1536, seed: 42)
+    origin.register("/photo.jpg", data: photo, contentType: "image/jpeg")
+    let url = origin.url(for: "/photo.jpg")
+    let directory = try makeScratchDirectory("pipeline-cold")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let util = try makeUtil(directory)
+    let style = AvatarStyle.circle(diameter: 96)
+    let asks = 8
+    var round = 0
+    // Each ask is a miss (a new version is a new key); the background writes are awaited untimed.
+    var samples: [Double] = []
+    for sample in 0..<8 {
+        let start = now()
+        for _ in 0..<asks {
+            round += 1
+            blackHole(try await util.image(for: AssetRequest(url: url, version: String(round)), style: style))
+        }
+        let elapsed = now() - start
+        await util.manager.waitForPendingWrites()
+        if sample > 0 { samples.append(elapsed) }
+    }
+    let throughUtil = median(samples)
+
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    let session = URLSession(configuration: configuration)
+    defer { session.invalidateAndCancel() }
+    let renderer = util.renderer
+    let stages = try await medianSecondsAsync(repetitions: 7, warmup: 1) {
+        for _ in 0..<asks {
+            let (data, _) = try await session.data(for: URLRequest(url: url))
+            let decoded = try renderer.decode(data, targetSize: style.targetSize)
+            blackHole(try renderer.encode(try renderer.render(decoded, style: style)))
+        }
+    }
+    table.add(
+        "ImageUtil cold miss \(photo.count >> 10) KiB jpeg -> circle 96", unit: "ms",
+        median: throughUtil / Double(asks) * 1e3,
+        baseline: "download + decode + render + encode alone", baselineMedian: stages / Double(asks) * 1e3,
+        target: 1.1
+    )
+}
+
+private func runHits(table: BenchmarkTable, origin: SampleOrigin) async throws {
+    let photo = try makePhotoLikeJPEG(width: 1024, height: 768, seed: 7)
+    origin.register("/hit.jpg", data: photo, contentType: "image/jpeg")
+    let url = origin.url(for: "/hit.jpg")
+    let directory = try makeScratchDirectory("pipeline-hits")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let util = try makeUtil(directory)
+    let style = AvatarStyle.circle(diameter: 96)
+    let request = AssetRequest(url: url)
+    _ = try await util.image(for: request, style: style)
+    await util.manager.waitForPendingWrites()
+
+    let calls = 10_000
+    let memoryHit = try await Task.detached {
+        try await medianSecondsAsync(repetitions: 9) {
+            for _ in 0..<calls { blackHole(try await util.image(for: request, style: style)) }
+        }
+    }.value
+    let memory = try util.manager.backend(for: .lru(.image)) as! MemoryCache
+    let variantKey = util.cacheKey(for: request, style: style)
+    let lookup = medianSeconds(repetitions: 9) {
+        for _ in 0..<calls { blackHole(memory.entry(forKey: variantKey)) }
+    }
+    table.add(
+        "ImageUtil.image(for:style:) memory hit (target ≤ 2 µs)", unit: "µs", median: memoryHit / Double(calls) * 1e6,
+        baseline: "MemoryCache lookup of the variant alone", baselineMedian: lookup / Double(calls) * 1e6
+    )
+
+    let rounds = 200
+    // Off the main actor, like the decode it is compared with: no hop back to main per call.
+    let storedHit = try await Task.detached {
+        try await medianSecondsAsync(repetitions: 7) {
+            for _ in 0..<rounds {
+                await util.manager.trimMemory()
+                blackHole(try await util.image(for: request, style: style))
+            }
+        }
+    }.value
+    guard let variantBytes = try await util.manager.readData(forKey: variantKey, storageType: .disk) else {
+        throw BenchmarkError("the variant was not stored")
+    }
+    let renderer = util.renderer
+    let decodeAlone = try medianSeconds(repetitions: 7) {
+        for _ in 0..<rounds { blackHole(try renderer.decode(variantBytes, targetSize: nil)) }
+    }
+    table.add(
+        "stored-variant hit (circle 96, \(variantBytes.count) B)", unit: "µs", median: storedHit / Double(rounds) * 1e6,
+        baseline: "decoding the same bytes alone", baselineMedian: decodeAlone / Double(rounds) * 1e6, target: 1.2
+    )
+}
+
+/// 10,000 concurrent asks over 1,000 photos in three styles.
+private func runBurst(table: BenchmarkTable, origin: SampleOrigin) async throws {
+    let photos = 1_000
+    for index in 0..<photos {
+        let jpeg = try makePhotoLikeJPEG(width: 512, height: 384, seed: UInt64(1_000 + index % 50))
+        origin.register("/burst/\(index).jpg", data: jpeg, contentType: "image/jpeg")
+    }
+    let styles: [AvatarStyle] = [.circle(diameter: 96), .circle(diameter: 48), .rectangle(size: .square(64))]
+    func burst(_ stageLimits: AssetsManager.Configuration.StageLimits) async throws -> (seconds: Double, peak: Int) {
+        let directory = try makeScratchDirectory("pipeline-burst")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let util = try makeUtil(directory, stageLimits: stageLimits)
+        let before = origin.totalRequestCount
+        resetPeakResidentMemory()
+        let start = now()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for ask in 0..<10_000 {
+                let url = origin.url(for: "/burst/\(ask % photos).jpg")
+                let style = styles[(ask / photos) % styles.count]
+                group.addTask { blackHole(try await util.image(for: url, style: style)) }
+            }
+            try await group.waitForAll()
+        }
+        let seconds = now() - start
+        await util.manager.waitForPendingWrites()
+        let requests = origin.totalRequestCount - before
+        precondition(requests == photos, "the burst made \(requests) origin requests, not \(photos)")
+        return (seconds, peakResidentMemory())
+    }
+    let unbounded = try await burst(.init(fetches: 10_000, decodes: 10_000, processes: 10_000))
+    let bounded = try await burst(.init())
+    table.add(
+        "burst 10k asks / 1k photos, peak RSS (128 MiB partition)", unit: "MiB",
+        median: Double(bounded.peak) / 1_048_576,
+        baseline: "same burst, stages unbounded", baselineMedian: Double(unbounded.peak) / 1_048_576
+    )
+    table.add(
+        "burst 10k asks / 1k photos, time", unit: "ms", median: bounded.seconds * 1e3,
+        baseline: "same burst, stages unbounded", baselineMedian: unbounded.seconds * 1e3
+    )
+}
+
+/// Resets the kernel's resident high-water mark of this process (Linux `clear_refs`).
+private func resetPeakResidentMemory() {
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+}
+
+/// The resident high-water mark of this process in bytes (`VmHWM`), or 0 where unknown.
+private func peakResidentMemory() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return 0 }
+    let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+    return kilobytes * 1_024
+}
+
+private struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
