@@ -1,10 +1,16 @@
 import Foundation
 
-// Usage: benchmarks [--filter GROUP] [--json PATH]
+// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE: internal, one burst row's child process)
 // Groups run in order; --filter keeps the groups whose name contains GROUP.
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+
+// A burst row's child process (see PipelineBenchmarks.swift).
+if let mode = option("--burst") {
+    try await runBurstInThisProcess(mode: mode)
+    exit(0)
 }
 
 let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
