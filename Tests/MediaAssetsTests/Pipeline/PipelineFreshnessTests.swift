@@ -25,6 +25,7 @@ struct PipelineFreshnessTests {
         try await waitUntil("the second ask joined or missed") {
             manager.fetchStatistics.joins == 1 || backend.heldCount == 1
         }
+        environment.origin.setBehavior("/a.bin", .normal)
         environment.origin.release("/a.bin")
         let firstData = try await first
         backend.open()
