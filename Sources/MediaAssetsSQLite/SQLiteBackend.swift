@@ -97,6 +97,12 @@ public final class SQLiteBackend: CacheBackend {
         try await perform(failure: removeFailed) { try $0.removeEntry(forKey: key) }
     }
 
+    /// Removes the rows `selection` takes in one statement, found through an index (a key range of
+    /// the primary key, or the partition index); no blob is read.
+    public func removeEntries(_ selection: EntrySelection) async throws {
+        try await perform(failure: removeFailed) { try $0.removeEntries(selection) }
+    }
+
     /// Removes every row and shrinks the file.
     public func removeAll() async throws {
         try await perform(failure: removeFailed) { try $0.removeAll() }

@@ -106,11 +106,12 @@ struct SQLiteOpeningTests {
         let file = try SQLiteTestFile()
         defer { file.remove() }
         try await writeRealCache(file)
-        try file.execute("PRAGMA user_version = 2")
+        let newer = Int32(SQLiteSchema.version + 1)
+        try file.execute("PRAGMA user_version = \(newer)")
 
         // When it is opened, then the error names both versions and the file is untouched
         try expectRejected(file) { error in
-            error == .newerSchemaVersion(path: file.url.path, version: 2, supportedVersion: Int32(SQLiteSchema.version))
+            error == .newerSchemaVersion(path: file.url.path, version: newer, supportedVersion: Int32(SQLiteSchema.version))
         }
     }
 

@@ -31,6 +31,7 @@ public struct BackendFixture: Sendable, CustomStringConvertible {
 public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConvertible {
     case missForUnknownKey, roundTrip, metadataRoundTrip, overwrite, remove, removeAll
     case emptyData, largeData, expiry, hostileKeys, concurrency
+    case removeByKeyPrefix, removeByPartition
 
     public var description: String { rawValue }
 
@@ -88,6 +89,10 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
             try await checkHostileKeys(backend)
         case .concurrency:
             try await checkConcurrency(backend)
+        case .removeByKeyPrefix:
+            try await checkRemoveByKeyPrefix(backend)
+        case .removeByPartition:
+            try await checkRemoveByPartition(backend)
         }
     }
 
@@ -107,7 +112,8 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
             freshUntil: Date(timeIntervalSinceNow: 60).rounded,
             etag: "\"abc123\"",
             lastModified: "Wed, 21 Oct 2015 07:28:00 GMT",
-            contentType: "image/png"
+            contentType: "image/png",
+            partition: .lottie
         )
         try await backend.store(CacheEntry(data: Data([9, 8, 7]), metadata: metadata), forKey: "meta")
         let read = try #require(try await backend.entry(forKey: "meta")).metadata
@@ -117,6 +123,44 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
         #expect(read.etag == metadata.etag)
         #expect(read.lastModified == metadata.lastModified)
         #expect(read.contentType == metadata.contentType)
+        #expect(read.partition == metadata.partition)
+    }
+
+    private func checkRemoveByKeyPrefix(_ backend: any CacheBackend) async throws {
+        // Given a resource's chunks and record beside keys that share all but the separator
+        let selected: [CacheKey] = ["video-1#0", "video-1#1", "video-1#meta", "video-1#\0nul", "video-1#🎞️"]
+        let kept: [CacheKey] = ["video-1", "video-10#0", "video-1@circle", "other#0", "Video-1#0", "video-1\u{FF}"]
+        for key in selected + kept { try await backend.store(CacheEntry(data: Data(key.rawValue.utf8)), forKey: key) }
+
+        // When the resource's prefix is removed
+        try await backend.removeEntries(.keyPrefix("video-1#"))
+
+        // Then exactly the keys with that prefix are gone
+        for key in selected { #expect(try await backend.entry(forKey: key) == nil, "\(key) removed") }
+        for key in kept { #expect(try await backend.entry(forKey: key)?.data == Data(key.rawValue.utf8), "\(key) kept") }
+        #expect(await backend.statistics().count == kept.count)
+    }
+
+    private func checkRemoveByPartition(_ backend: any CacheBackend) async throws {
+        // Given entries stored through two partitions and one stored directly
+        let images: [CacheKey] = ["avatar-1", "avatar-2@circle"]
+        let animations: [CacheKey] = ["spinner.json"]
+        let direct: [CacheKey] = ["video#0"]
+        for key in images {
+            try await backend.store(CacheEntry(data: Data([1]), metadata: .init(partition: .image)), forKey: key)
+        }
+        for key in animations {
+            try await backend.store(CacheEntry(data: Data([2]), metadata: .init(partition: .lottie)), forKey: key)
+        }
+        for key in direct { try await backend.store(CacheEntry(data: Data([3])), forKey: key) }
+
+        // When the image partition is removed
+        try await backend.removeEntries(.partition(.image))
+
+        // Then only its entries are gone
+        for key in images { #expect(try await backend.entry(forKey: key) == nil, "\(key) removed") }
+        for key in animations + direct { #expect(try await backend.entry(forKey: key) != nil, "\(key) kept") }
+        #expect(await backend.statistics().count == animations.count + direct.count)
     }
 
     private func checkHostileKeys(_ backend: any CacheBackend) async throws {

@@ -89,6 +89,11 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
     public var lastModified: String?
     /// The response's `Content-Type`.
     public var contentType: String?
+    /// The memory partition of the `.hybrid(t)` composition that stored the entry, nil otherwise.
+    ///
+    /// Byte backends persist it, so `removeEntries(.partition(t))` clears one media type's entries
+    /// from a storage that several partitions share.
+    public var partition: LRUCacheType?
 
     /// Creates metadata; `created` and `lastAccess` default to now.
     public init(
@@ -98,7 +103,8 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
         freshUntil: Date? = nil,
         etag: String? = nil,
         lastModified: String? = nil,
-        contentType: String? = nil
+        contentType: String? = nil,
+        partition: LRUCacheType? = nil
     ) {
         self.created = created
         self.lastAccess = lastAccess ?? created
@@ -107,8 +113,12 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
+        self.partition = partition
     }
 }
+
+// Encoded as its raw value, so persisted metadata reads as the partition's name.
+extension LRUCacheType: Codable {}
 
 /// A decoded object (an image bitmap, a parsed animation) with the memory it occupies.
 public struct DecodedObject: Sendable {

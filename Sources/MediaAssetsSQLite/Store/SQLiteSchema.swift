@@ -10,17 +10,31 @@ import Foundation
 enum SQLiteSchema {
     /// "MASQ": marks the file as a MediaAssets SQLite cache (`PRAGMA application_id`).
     static let applicationID: Int64 = 0x4D41_5351
-    /// The layout version this code reads and writes (`PRAGMA user_version`).
-    static let version: Int64 = 1
+    /// The layout version this code reads and writes (`PRAGMA user_version`). Version 1 files (no
+    /// `partition_name` column) are upgraded in place when opened.
+    static let version: Int64 = 2
 
     /// The `entries` table's columns, in order, with their declared types.
     ///
-    /// `data` is last so that reading `size` or the dates never touches a blob's overflow pages.
-    static let columns: [(name: String, type: String)] = [
+    /// `data` comes after the columns that sweeps and sums read, so that reading `size` or the dates
+    /// never touches a blob's overflow pages. `partition_name` (version 2) follows it because
+    /// `ALTER TABLE` appends; removing a partition finds its rows through an index, not the column.
+    static let columns: [(name: String, type: String)] = versionOneColumns + [("partition_name", "TEXT")]
+
+    private static let versionOneColumns: [(name: String, type: String)] = [
         ("key", "BLOB"), ("size", "INTEGER"), ("created", "REAL"), ("last_access", "REAL"),
         ("expires", "REAL"), ("fresh_until", "REAL"), ("etag", "TEXT"), ("last_modified", "TEXT"),
         ("content_type", "TEXT"), ("data", "BLOB"),
     ]
+
+    /// Upgrades a version 1 file: adds the partition column and its index.
+    static let upgradeFromVersionOne = """
+        BEGIN IMMEDIATE;
+        ALTER TABLE entries ADD COLUMN partition_name TEXT;
+        CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
+        PRAGMA user_version = \(version);
+        COMMIT;
+        """
 
     /// Creates the schema; dates are `timeIntervalSinceReferenceDate` (REAL), so they round-trip exactly.
     ///
@@ -43,10 +57,12 @@ enum SQLiteSchema {
             etag TEXT,
             last_modified TEXT,
             content_type TEXT,
-            data BLOB NOT NULL
+            data BLOB NOT NULL,
+            partition_name TEXT
         );
         CREATE INDEX entries_by_last_access ON entries (last_access, size);
         CREATE INDEX entries_by_expiry ON entries (expires) WHERE expires IS NOT NULL;
+        CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
         PRAGMA application_id = \(applicationID);
         PRAGMA user_version = \(version);
         COMMIT;
@@ -72,6 +88,14 @@ enum SQLiteSchema {
             }
         case .ours:
             try connection.execute("PRAGMA journal_mode = WAL", operation: "enable write-ahead logging")
+        case .versionOne:
+            try connection.execute("PRAGMA journal_mode = WAL", operation: "enable write-ahead logging")
+            do {
+                try connection.execute(upgradeFromVersionOne, operation: "upgrade the cache schema")
+            } catch {
+                try? connection.execute("ROLLBACK", operation: "roll back the upgrade")
+                throw error
+            }
         }
         // WAL with NORMAL syncs at checkpoints, not at every commit: a crash keeps the file
         // consistent and may lose the last writes, which a cache can refetch.
@@ -83,6 +107,8 @@ enum SQLiteSchema {
     private enum Contents {
         case empty
         case ours
+        /// Ours, in the layout before partitions.
+        case versionOne
     }
 
     /// Reads the header and the schema, and decides; never writes.
@@ -104,17 +130,19 @@ enum SQLiteSchema {
                 path: path, version: Int32(clamping: version), supportedVersion: Int32(clamping: Self.version)
             )
         }
-        guard version == Self.version else { return try foreign(path, "schema version \(version) is unknown") }
+        guard version == Self.version || version == 1 else {
+            return try foreign(path, "schema version \(version) is unknown")
+        }
         let operation = "read the schema"
         let names = try connection.strings("SELECT name FROM pragma_table_info('entries')", operation: operation)
         let types = try connection.strings("SELECT type FROM pragma_table_info('entries')", operation: operation)
-        let expected = columns.map { "\($0.name) \($0.type)" }
+        let expected = (version == 1 ? versionOneColumns : columns).map { "\($0.name) \($0.type)" }
         let actual = zip(names, types).map { "\($0) \($1.uppercased())" }
         guard actual == expected else {
             let described = actual.isEmpty ? "no entries table" : "entries(\(actual.joined(separator: ", ")))"
             return try foreign(path, "\(described), expected entries(\(expected.joined(separator: ", ")))")
         }
-        return .ours
+        return version == 1 ? .versionOne : .ours
     }
 
     private static func foreign(_ path: String, _ detail: String) throws -> Contents {

@@ -136,6 +136,7 @@ extension SQLiteStore {
             try insert.bind(metadata.etag, at: 7)
             try insert.bind(metadata.lastModified, at: 8)
             try insert.bind(metadata.contentType, at: 9)
+            try insert.bind(metadata.partition?.rawValue, at: 11)
             // Bound without a copy: the bytes stay alive until the step below has written them.
             try entry.data.withUnsafeBytes { bytes in
                 try insert.bindBlobNoCopy(bytes, at: 10)
@@ -179,7 +180,7 @@ extension SQLiteStore {
         return victims
     }
 
-    private func forget(_ row: Row) {
+    func forget(_ row: Row) {
         unsavedAccess[row.rowID] = nil
         totalBytes -= row.size
         count -= 1

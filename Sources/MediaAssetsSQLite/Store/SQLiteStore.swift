@@ -24,14 +24,15 @@ final class SQLiteStore {
             select = try connection.prepare(
                 """
                 SELECT rowid, size, created, last_access, expires, fresh_until, etag, last_modified,
-                    content_type, data FROM entries WHERE key = ?1
+                    content_type, data, partition_name FROM entries WHERE key = ?1
                 """,
                 operation: "read an entry"
             )
             insert = try connection.prepare(
                 """
                 INSERT INTO entries (key, size, created, last_access, expires, fresh_until, etag,
-                    last_modified, content_type, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                    last_modified, content_type, data, partition_name)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                 """,
                 operation: "store an entry"
             )
@@ -137,7 +138,8 @@ final class SQLiteStore {
                 freshUntil: query.optionalDouble(at: 5).map(Date.init(timeIntervalSinceReferenceDate:)),
                 etag: query.text(at: 6),
                 lastModified: query.text(at: 7),
-                contentType: query.text(at: 8)
+                contentType: query.text(at: 8),
+                partition: query.text(at: 10).map(LRUCacheType.init(rawValue:))
             )
             return (query.int64(at: 0), CacheEntry(data: data, metadata: metadata))
         }

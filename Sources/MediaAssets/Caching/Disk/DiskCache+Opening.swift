@@ -53,7 +53,10 @@ extension DiskCache {
         let lowWater = lowWaterMark
         let evicted = state.withLock { index -> [String] in
             for file in found {
-                index._insert(file.name, size: file.size, lastAccess: file.lastAccess, expiry: .unknown, inode: file.inode)
+                index._insert(
+                    file.name, size: file.size, lastAccess: file.lastAccess, expiry: .unknown, identity: nil,
+                    inode: file.inode
+                )
             }
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             return index._evict(downTo: lowWater)

@@ -75,7 +75,8 @@ extension DiskCache {
             )
             adopted = true
         }
-        recordHit(name, at: now, expiry: DiskIndex.Expiry(metadata.expires), inode: UInt64(info.st_ino))
+        let identity = DiskIndex.Identity(key: key, partition: metadata.partition)
+        recordHit(name, at: now, expiry: DiskIndex.Expiry(metadata.expires), identity: identity, inode: UInt64(info.st_ino))
         return CacheEntry(data: data, metadata: metadata)
     }
 
@@ -84,10 +85,12 @@ extension DiskCache {
         return nil
     }
 
-    private func recordHit(_ name: String, at date: Date, expiry: DiskIndex.Expiry, inode: UInt64) {
+    private func recordHit(
+        _ name: String, at date: Date, expiry: DiskIndex.Expiry, identity: DiskIndex.Identity, inode: UInt64
+    ) {
         let shouldSave = state.withLock { index -> Bool in
             index.statistics.hits += 1
-            _ = index._touch(name, at: date, expiry: expiry, inode: inode)
+            _ = index._touch(name, at: date, expiry: expiry, identity: identity, inode: inode)
             guard index.unsavedAccess.count >= configuration.accessTimeBatchSize, !index.isFlushScheduled else {
                 return false
             }

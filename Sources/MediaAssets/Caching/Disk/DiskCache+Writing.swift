@@ -45,14 +45,15 @@ extension DiskCache {
         let evicted = state.withLock { index -> [String] in
             index.statistics.writes += 1
             let expiry = DiskIndex.Expiry(entry.metadata.expires)
-            index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, inode: inode)
+            let identity = DiskIndex.Identity(key: key, partition: entry.metadata.partition)
+            index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, identity: identity, inode: inode)
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             // Sweep to the low-water mark, but never evict the entry just written.
             var evicted = index._evict(downTo: lowWater)
             if let position = evicted.firstIndex(of: name) {
                 evicted.remove(at: position)
                 index.statistics.evictions -= 1
-                index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, inode: inode)
+                index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, identity: identity, inode: inode)
             }
             return evicted
         }
@@ -99,16 +100,7 @@ extension DiskCache {
             }
         }
         for (name, knownExpiry) in candidates {
-            var expiry = knownExpiry
-            if expiry == .unknown {
-                expiry = readExpiry(name)
-                state.withLock { index in
-                    if var record = index.records.peekValue(forKey: name) {
-                        record.expiry = expiry
-                        index.records.setValue(record, forKey: name, cost: record.size)
-                    }
-                }
-            }
+            let expiry = knownExpiry == .unknown ? learnHeader(name)?.expiry ?? .unknown : knownExpiry
             if case .at(let date) = expiry, date <= now {
                 try removeFile(named: name)
             }
@@ -127,21 +119,4 @@ extension DiskCache {
         for (name, date) in pending { POSIX.setModificationTime(path: filePath(name), date) }
     }
 
-    /// Reads just the header of `name` to learn its expiry (`.unknown` if it cannot be read).
-    private func readExpiry(_ name: String) -> DiskIndex.Expiry {
-        let descriptor = open(filePath(name), O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .unknown }
-        defer { POSIX.closeDescriptor(descriptor) }
-        var prefix = [UInt8](repeating: 0, count: EntryFile.fixedHeaderLength)
-        let count = prefix.withUnsafeMutableBytes { buffer in
-            (try? POSIX.read(descriptor, into: buffer.baseAddress!, count: buffer.count, offset: 0)) ?? 0
-        }
-        guard count == EntryFile.fixedHeaderLength,
-            (try? prefix.withUnsafeBytes { try EntryFile.declaredHeaderLength($0) }) != nil
-        else { return .unknown }
-        let seconds = prefix.withUnsafeBytes {
-            Double(bitPattern: UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 40, as: UInt64.self)))
-        }
-        return seconds.isFinite ? .at(Date(timeIntervalSinceReferenceDate: seconds)) : .never
-    }
 }

@@ -135,6 +135,11 @@ public final class DiskCache: CacheBackend {
         try await onQueue(writeQueue) { [self] in try removeFile(named: Self.fileName(for: key)) }
     }
 
+    /// Removes the entries `selection` takes, from the index and the files' headers (never their bodies).
+    public func removeEntries(_ selection: EntrySelection) async throws {
+        try await onQueue(writeQueue) { [self] in try removeSelectedFiles(selection) }
+    }
+
     /// Removes every entry file (files the cache does not recognise stay).
     public func removeAll() async throws {
         try await onQueue(writeQueue) { [self] in try removeAllFiles() }

@@ -14,10 +14,18 @@ struct DiskIndex {
         init(_ date: Date?) { self = date.map { .at($0) } ?? .never }
     }
 
+    /// An entry's key and partition, learnt from its header when it is written or read, or when a
+    /// selection needs it (nil until then: opening reads no file).
+    struct Identity: Equatable {
+        var key: CacheKey
+        var partition: LRUCacheType?
+    }
+
     struct Record {
         var size: Int
         var lastAccess: Date
         var expiry: Expiry
+        var identity: Identity?
         /// The inode of the file the record describes; a reader that opened an older file (replaced
         /// since) must not write its findings onto this record.
         var inode: UInt64
@@ -36,22 +44,36 @@ struct DiskIndex {
 
     var totalBytes: Int { records.totalCost }
 
-    mutating func _insert(_ name: String, size: Int, lastAccess: Date, expiry: Expiry, inode: UInt64) {
-        let record = Record(size: size, lastAccess: lastAccess, expiry: expiry, inode: inode, isVerified: false)
+    mutating func _insert(
+        _ name: String, size: Int, lastAccess: Date, expiry: Expiry, identity: Identity?, inode: UInt64
+    ) {
+        let record = Record(
+            size: size, lastAccess: lastAccess, expiry: expiry, identity: identity, inode: inode, isVerified: false
+        )
         records.setValue(record, forKey: name, cost: size)
         unsavedAccess.remove(name)
     }
 
     /// Marks `name` used at `date` after a verified read of the file with `inode`; returns false if
     /// the index no longer describes that file.
-    mutating func _touch(_ name: String, at date: Date, expiry: Expiry, inode: UInt64) -> Bool {
+    mutating func _touch(_ name: String, at date: Date, expiry: Expiry, identity: Identity, inode: UInt64) -> Bool {
         guard var record = records.value(forKey: name), record.inode == inode else { return false }
         record.lastAccess = date
         record.expiry = expiry
+        record.identity = identity
         record.isVerified = true
         records.setValue(record, forKey: name, cost: record.size)
         unsavedAccess.insert(name)
         return true
+    }
+
+    /// Records what a header read taught about `name`, if the index still describes that file.
+    mutating func _learn(_ name: String, expiry: Expiry, identity: Identity?, inode: UInt64) {
+        guard var record = records.peekValue(forKey: name), record.inode == inode else { return }
+        record.expiry = expiry
+        record.identity = identity
+        // In place: learning about a file is not a use of it.
+        records.replaceValueInPlace(record, forKey: name)
     }
 
     mutating func _remove(_ name: String) -> Record? {
