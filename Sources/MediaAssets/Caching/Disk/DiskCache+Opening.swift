@@ -51,7 +51,7 @@ extension DiskCache {
         }
         found.sort { $0.lastAccess < $1.lastAccess }
         let lowWater = lowWaterMark
-        let evicted = state.withLock { index -> [String] in
+        let evicted = state.withLock { index -> [DiskIndex.Evicted] in
             for file in found {
                 index._insert(
                     file.name, size: file.size, lastAccess: file.lastAccess, expiry: .unknown, identity: nil,
@@ -61,7 +61,7 @@ extension DiskCache {
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             return index._evict(downTo: lowWater)
         }
-        for name in evicted { unlink(filePath(name)) }
+        deleteEvictedFiles(evicted)
     }
 
     var lowWaterMark: Int {

@@ -114,8 +114,7 @@ extension DiskCache {
             guard let opened = try? POSIX.status(pinned), let current = POSIX.status(path: filePath(name)),
                 current.st_ino == opened.st_ino, current.st_dev == opened.st_dev
             else { return }
-            unlink(filePath(name))
-            _ = state.withLock { $0._remove(name) }
+            try? removeFile(named: name)
         }
     }
 }

@@ -42,7 +42,7 @@ extension DiskCache {
         }
 
         let lowWater = lowWaterMark
-        let evicted = state.withLock { index -> [String] in
+        let evicted = state.withLock { index -> [DiskIndex.Evicted] in
             index.statistics.writes += 1
             let expiry = DiskIndex.Expiry(entry.metadata.expires)
             let identity = DiskIndex.Identity(key: key, partition: entry.metadata.partition)
@@ -50,21 +50,32 @@ extension DiskCache {
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             // Sweep to the low-water mark, but never evict the entry just written.
             var evicted = index._evict(downTo: lowWater)
-            if let position = evicted.firstIndex(of: name) {
+            if let position = evicted.firstIndex(where: { $0.name == name }) {
                 evicted.remove(at: position)
                 index.statistics.evictions -= 1
                 index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, identity: identity, inode: inode)
             }
             return evicted
         }
-        for evictedName in evicted { unlink(filePath(evictedName)) }
+        deleteEvictedFiles(evicted)
     }
 
-    /// Removes the file `name` and its record; a missing file is not an error.
+    /// Removes the file `name`, then its record; a missing file is not an error. A file that cannot
+    /// be removed keeps its record, so the index still agrees with the disk.
     func removeFile(named name: String) throws {
-        _ = state.withLock { $0._remove(name) }
         if unlink(filePath(name)) != 0, errno != ENOENT {
             throw AssetsError.removeFailed(path: filePath(name), reason: errnoDescription())
+        }
+        _ = state.withLock { $0._remove(name) }
+    }
+
+    /// Deletes the files of records the index evicted; a file that cannot be deleted gets its record
+    /// back (at the least recent end), so the index keeps describing the disk.
+    func deleteEvictedFiles(_ evicted: [DiskIndex.Evicted]) {
+        let kept = evicted.filter { unlink(filePath($0.name)) != 0 && errno != ENOENT }
+        guard !kept.isEmpty else { return }
+        state.withLock { index in
+            for file in kept { index._restore(file) }
         }
     }
 

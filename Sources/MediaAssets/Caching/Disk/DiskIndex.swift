@@ -81,15 +81,27 @@ struct DiskIndex {
         return records.removeValue(forKey: name)?.value
     }
 
-    /// Removes least recently used records until the total is at most `bytes`; returns their names.
-    mutating func _evict(downTo bytes: Int) -> [String] {
-        var evicted: [String] = []
+    /// A record the index evicted, kept until its file is deleted.
+    struct Evicted {
+        var name: String
+        var record: Record
+    }
+
+    /// Removes least recently used records until the total is at most `bytes`; returns them.
+    mutating func _evict(downTo bytes: Int) -> [Evicted] {
+        var evicted: [Evicted] = []
         while records.totalCost > bytes, let oldest = records.removeLeastRecent() {
             unsavedAccess.remove(oldest.key)
             statistics.evictions += 1
-            evicted.append(oldest.key)
+            evicted.append(Evicted(name: oldest.key, record: oldest.value))
         }
         return evicted
     }
-}
 
+    /// Puts back a record whose file could not be deleted, uncounted as an eviction. It goes in as
+    /// the most recent, so the next sweep tries other files before this one again.
+    mutating func _restore(_ file: Evicted) {
+        records.setValue(file.record, forKey: file.name, cost: file.record.size)
+        statistics.evictions -= 1
+    }
+}

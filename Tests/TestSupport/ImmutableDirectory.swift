@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+/// Makes a directory immutable (`chattr +i`): nothing in it can be created, renamed or removed,
+/// even by root, whose permissions bypass a mode of 0500. The tests' read-only cache directory.
+///
+/// Needs `CAP_LINUX_IMMUTABLE` (root in CI) and `chattr` (Debian package e2fsprogs); tests that
+/// need it are `.enabled(if: ImmutableDirectory.isAvailable, ImmutableDirectory.requirement)`.
+public enum ImmutableDirectory {
+    /// Why a test needing an immutable directory is skipped.
+    public static let requirement: Comment =
+        "needs root with CAP_LINUX_IMMUTABLE and chattr (install e2fsprogs) to make a directory read-only"
+
+    /// Whether `chattr +i` works here (checked once, on a scratch directory).
+    public static let isAvailable: Bool = {
+        guard let probe = try? TemporaryDirectory("immutable-probe") else { return false }
+        defer { probe.remove() }
+        guard (try? set(probe.url, immutable: true)) != nil else { return false }
+        try? set(probe.url, immutable: false)
+        return true
+    }()
+
+    /// Sets or clears the immutable flag of `url`.
+    public static func set(_ url: URL, immutable: Bool) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        process.arguments = [immutable ? "+i" : "-i", url.path]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+        }
+    }
+}
