@@ -161,10 +161,17 @@ public final class SQLiteBackend: CacheBackend {
             queue.async { [self] in
                 let result = Result { try store.withLock { try work($0) } }
                 continuation.resume(with: result.mapError { error -> any Error in
-                    error is AssetsError ? error : failure(String(describing: error))
+                    error is AssetsError ? error : failure(Self.clause(error))
                 })
             }
         }
+    }
+
+    /// An error's text without its closing full stop: it becomes the reason inside another
+    /// sentence, which has its own.
+    private static func clause(_ error: any Error) -> String {
+        let text = String(describing: error)
+        return text.hasSuffix(".") ? String(text.dropLast()) : text
     }
 
     private func readFailed(_ key: CacheKey) -> @Sendable (String) -> AssetsError {
@@ -183,13 +190,7 @@ public final class SQLiteBackend: CacheBackend {
     /// private to the user; SQLite gives its WAL file the database's mode.
     private static func createFileIfMissing(_ path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw AssetsError.directoryUnavailable(path: directory, reason: (error as NSError).localizedDescription)
-        }
+        try PrivateDirectory.create(directory)
         // O_EXCL: an existing file is never truncated; any failure here is SQLite's to report.
         let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 { Glibc.close(descriptor) }

@@ -18,6 +18,8 @@ public enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case newerSchemaVersion(path: String, version: Int32, supportedVersion: Int32)
     /// Another connection (another `SQLiteBackend` or process) holds the file's lock.
     case locked(path: String, code: Int32, message: String)
+    /// The file (or its filesystem) is read-only, so SQLite opened it for reading only.
+    case readOnly(path: String)
     /// A statement failed; `operation` names the statement.
     case statementFailed(path: String, operation: String, code: Int32, message: String)
 
@@ -27,7 +29,7 @@ public enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case .cannotOpen(_, let code, _), .notADatabase(_, let code, _), .locked(_, let code, _),
             .statementFailed(_, _, let code, _):
             return code
-        case .foreignDatabase, .newerSchemaVersion:
+        case .foreignDatabase, .newerSchemaVersion, .readOnly:
             return nil
         }
     }
@@ -51,8 +53,14 @@ public enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case .locked(let path, let code, let message):
             return "\(path) is in use by another SQLiteBackend or process: \(message) \(Self.describe(code)). "
                 + "Give each cache its own file."
+        case .readOnly(let path):
+            return "\(path) is read-only (its permissions or its filesystem), and SQLiteBackend must write it. "
+                + "The file was left untouched; make it writable (chmod u+w) or choose another path."
         case .statementFailed(let path, let operation, let code, let message):
-            return "SQLite failed to \(operation) in \(path): \(message) \(Self.describe(code))."
+            let advice = code & 0xFF == SQLITE_FULL
+                ? " The filesystem is full: free space on it, or lower the size limit so the cache stays within it."
+                : ""
+            return "SQLite failed to \(operation) in \(path): \(message) \(Self.describe(code)).\(advice)"
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("DiskCache in a read-only directory", .enabled(if: ImmutableDirectory.isAvailable, ImmutableDirectory.requirement))
+@Suite("DiskCache in a read-only directory", .enabled(if: ImmutableFlag.isAvailable, ImmutableFlag.requirement))
 struct DiskCacheReadOnlyTests {
     /// The sizes of the entry files in `directory`, as the disk has them.
     private func onDisk(_ directory: URL) throws -> (count: Int, bytes: Int) {
@@ -20,14 +20,14 @@ struct DiskCacheReadOnlyTests {
         let scratch = try TemporaryDirectory()
         let directory = scratch.appending("cache")
         defer {
-            try? ImmutableDirectory.set(directory, immutable: false)
+            try? ImmutableFlag.set(directory, immutable: false)
             scratch.remove()
         }
         let cache = try DiskCache(directory: directory)
         for key in ["a", "movie#0", "movie#1"] {
             try await cache.store(CacheEntry(data: Data(key.utf8)), forKey: CacheKey(key))
         }
-        try ImmutableDirectory.set(directory, immutable: true)
+        try ImmutableFlag.set(directory, immutable: true)
 
         // When removing one entry, and then a prefix, fails
         await #expect(throws: AssetsError.self) { try await cache.removeEntry(forKey: "a") }
@@ -43,7 +43,7 @@ struct DiskCacheReadOnlyTests {
         #expect(statistics.bytes == disk.bytes)
 
         // And once writable again, the remove succeeds and both agree on its absence
-        try ImmutableDirectory.set(directory, immutable: false)
+        try ImmutableFlag.set(directory, immutable: false)
         try await cache.removeEntry(forKey: "a")
         #expect(try await cache.entry(forKey: "a") == nil)
         let remaining = try onDisk(directory).count

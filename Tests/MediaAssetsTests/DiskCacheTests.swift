@@ -227,6 +227,8 @@ struct DiskCacheTests {
             return
         }
         #expect(path.hasSuffix("a-file/cache"))
+        #expect(error?.description.contains("\(file.path) is a file, not a directory") == true, "\(error!)")
+        #expect(error?.description.contains("NSCocoaErrorDomain") == false)
     }
 
     @Test func createsTheDirectoryPrivate() throws {

@@ -14,6 +14,9 @@ enum SQLiteSchema {
     /// `partition_name` column) are upgraded in place when opened.
     static let version: Int64 = 2
 
+    /// The pages of a database holding no entries: the header page, the table and its four indexes.
+    static let emptyPages = 6
+
     /// The `entries` table's columns, in order, with their declared types.
     ///
     /// `data` comes after the columns that sweeps and sums read, so that reading `size` or the dates

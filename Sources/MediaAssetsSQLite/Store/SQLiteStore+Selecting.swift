@@ -25,13 +25,16 @@ extension SQLiteStore {
         // Prepared per call: batch removals are rare, and each shape has its own plan.
         let delete = try connection.prepare(sql, operation: "remove the entries of \(selection)")
         defer { delete.finalize() }
-        let removed = try delete.withReset { delete -> [Row] in
-            try bind(delete)
-            var rows: [Row] = []
-            while try delete.step() { rows.append((delete.int64(at: 0), Int(delete.int64(at: 1)))) }
-            return rows
+        let removed = try recoveringFromFullDisk {
+            try delete.withReset { delete -> [Row] in
+                try bind(delete)
+                var rows: [Row] = []
+                while try delete.step() { rows.append((delete.int64(at: 0), Int(delete.int64(at: 1)))) }
+                return rows
+            }
         }
         for row in removed { forget(row) }
+        checkpointIfWALOverBudget()
     }
 
     /// The smallest byte string greater than every string that starts with `prefix` (keys compare

@@ -16,6 +16,8 @@ final class SQLiteStore {
         let deleteAll: SQLiteStatement
         let updateLastAccess: SQLiteStatement
         let selectLeastRecent: SQLiteStatement
+        let pageCount: SQLiteStatement
+        let freelistCount: SQLiteStatement
         let begin: SQLiteStatement
         let commit: SQLiteStatement
         let rollback: SQLiteStatement
@@ -51,6 +53,8 @@ final class SQLiteStore {
                 "SELECT rowid, size FROM entries INDEXED BY entries_by_last_access ORDER BY last_access",
                 operation: "find least recently used entries"
             )
+            pageCount = try connection.prepare("PRAGMA page_count", operation: "count the file's pages")
+            freelistCount = try connection.prepare("PRAGMA freelist_count", operation: "count the free pages")
             begin = try connection.prepare("BEGIN IMMEDIATE", operation: "begin a transaction")
             commit = try connection.prepare("COMMIT", operation: "commit a transaction")
             rollback = try connection.prepare("ROLLBACK", operation: "roll back a transaction")
@@ -59,7 +63,7 @@ final class SQLiteStore {
         var all: [SQLiteStatement] {
             [
                 select, insert, deleteByKey, deleteByRowID, deleteExpired, deleteAll, updateLastAccess,
-                selectLeastRecent, begin, commit, rollback,
+                selectLeastRecent, pageCount, freelistCount, begin, commit, rollback,
             ]
         }
     }
@@ -80,6 +84,10 @@ final class SQLiteStore {
     var unsavedAccess: [Int64: Double] = [:]
     /// Whether a background save of `unsavedAccess` is queued.
     var isFlushScheduled = false
+    /// How the size limit is shared among the files (set at open, from the file's page size).
+    private(set) var budget: SQLiteDiskBudget
+    /// Whether the reserve file (released on a full filesystem) is in place.
+    var hasReserve = false
     /// Test hook: the next store fails inside its transaction, after the old row was deleted.
     var failsNextWrite = false
 
@@ -90,6 +98,10 @@ final class SQLiteStore {
         connection = try SQLiteConnection(path: path)
         connection.setBusyTimeout(configuration.busyTimeout)
         try SQLiteSchema.prepare(connection)
+        let pageSize = try connection.integers("PRAGMA page_size", operation: "read the page size").first ?? 4_096
+        budget = SQLiteDiskBudget(
+            sizeLimit: configuration.sizeLimit, lowWaterFraction: configuration.lowWaterFraction, pageSize: Int(pageSize)
+        )
         // Reads only the small (last_access, size) index, not the rows.
         let sums = try connection.prepare(
             "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries INDEXED BY entries_by_last_access",
@@ -103,10 +115,10 @@ final class SQLiteStore {
             }
         }
         statements = try Statements(connection)
-        if totalBytes > configuration.sizeLimit {
-            // The limit was lowered since the file was written.
-            try sweep()
-        }
+        restoreReserveIfMissing()
+        // The limit may have been lowered since the file was written.
+        try sweep()
+        checkpointIfWALOverBudget()
     }
 
     deinit { close() }

@@ -1,15 +1,16 @@
 import Foundation
 import Testing
 
-/// Makes a directory immutable (`chattr +i`): nothing in it can be created, renamed or removed,
-/// even by root, whose permissions bypass a mode of 0500. The tests' read-only cache directory.
+/// Makes a file or directory immutable (`chattr +i`): it cannot be written, and nothing in a
+/// directory can be created, renamed or removed, even by root, whose permissions bypass a mode of
+/// 0400 or 0500. The tests' read-only cache directory and database file.
 ///
 /// Needs `CAP_LINUX_IMMUTABLE` (root in CI) and `chattr` (Debian package e2fsprogs); tests that
-/// need it are `.enabled(if: ImmutableDirectory.isAvailable, ImmutableDirectory.requirement)`.
-public enum ImmutableDirectory {
+/// need it are `.enabled(if: ImmutableFlag.isAvailable, ImmutableFlag.requirement)`.
+public enum ImmutableFlag {
     /// Why a test needing an immutable directory is skipped.
     public static let requirement: Comment =
-        "needs root with CAP_LINUX_IMMUTABLE and chattr (install e2fsprogs) to make a directory read-only"
+        "needs root with CAP_LINUX_IMMUTABLE and chattr (install e2fsprogs) to make a file read-only"
 
     /// Whether `chattr +i` works here (checked once, on a scratch directory).
     public static let isAvailable: Bool = {
