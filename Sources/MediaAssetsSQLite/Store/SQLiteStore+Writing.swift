@@ -27,7 +27,7 @@ extension SQLiteStore {
 
     private func writeEntryOnce(_ entry: CacheEntry, forKey key: CacheKey, pages: Int, _ statements: Statements) throws {
         let now = configuration.now().timeIntervalSinceReferenceDate
-        var savedAccess: [Int64: Double] = [:]
+        var savedAccess: [Int64: Date] = [:]
         var replaced: Row?
         var evicted: [Row] = []
         try transaction(statements) {
@@ -40,7 +40,7 @@ extension SQLiteStore {
             evicted += try makeRoom(&room, keeping: connection.lastInsertRowID, savingAccess: &savedAccess, statements)
         }
         // Committed: the in-memory state follows the file.
-        for rowID in savedAccess.keys { unsavedAccess[rowID] = nil }
+        unsavedAccess.forget(saved: savedAccess)
         if let replaced { forget(replaced) }
         for row in evicted { forget(row) }
         totalBytes += entry.data.count
@@ -64,7 +64,7 @@ extension SQLiteStore {
         try recoveringFromFullDisk { try statements.deleteAll.withReset { try $0.run() } }
         totalBytes = 0
         count = 0
-        unsavedAccess.removeAll()
+        unsavedAccess.forgetAll()
         // Only the file's size depends on this: a failure leaves free pages for later writes.
         try? connection.execute("VACUUM", operation: "shrink the file")
     }
@@ -87,13 +87,11 @@ extension SQLiteStore {
 
     /// Writes the access times that reads recorded in memory, as one transaction of UPDATEs.
     func flushAccessTimes() throws {
-        isFlushScheduled = false
-        guard !unsavedAccess.isEmpty else { return }
         let statements = try openStatements()
-        let pending = unsavedAccess
         // Access times only order evictions: a batch that cannot be saved is dropped, not retried
-        // forever, so a failing disk cannot make the dictionary grow without bound.
-        unsavedAccess.removeAll(keepingCapacity: true)
+        // forever, so a failing disk cannot make the batch grow without bound.
+        let pending = unsavedAccess.take()
+        guard !pending.isEmpty else { return }
         try transaction(statements) { try saveAccessTimes(pending, statements) }
     }
 
@@ -102,12 +100,12 @@ extension SQLiteStore {
     func sweep() throws {
         let statements = try openStatements()
         var evicted: [Row] = []
-        var savedAccess: [Int64: Double] = [:]
+        var savedAccess: [Int64: Date] = [:]
         try transaction(statements) {
             var room = Room(dataBytes: totalBytes, incomingBytes: 0, incomingPages: 0)
             evicted = try makeRoom(&room, keeping: nil, savingAccess: &savedAccess, statements)
         }
-        for rowID in savedAccess.keys { unsavedAccess[rowID] = nil }
+        unsavedAccess.forget(saved: savedAccess)
         for row in evicted { forget(row) }
         counters.evictions += evicted.count
     }
@@ -173,11 +171,11 @@ extension SQLiteStore {
         }
     }
 
-    private func saveAccessTimes(_ times: [Int64: Double], _ statements: Statements) throws {
+    private func saveAccessTimes(_ times: [Int64: Date], _ statements: Statements) throws {
         for (rowID, lastAccess) in times {
             try statements.updateLastAccess.withReset { update in
                 try update.bind(rowID, at: 1)
-                try update.bind(lastAccess, at: 2)
+                try update.bind(lastAccess.timeIntervalSinceReferenceDate, at: 2)
                 try update.run()
             }
         }
@@ -194,7 +192,7 @@ extension SQLiteStore {
     /// pass the limit, or the used pages plus the incoming pages pass the page budget; each sweep
     /// goes down to the low-water marks. Pending access times are saved first, since they order it.
     private func makeRoom(
-        _ room: inout Room, keeping keptRowID: Int64?, savingAccess savedAccess: inout [Int64: Double],
+        _ room: inout Room, keeping keptRowID: Int64?, savingAccess savedAccess: inout [Int64: Date],
         _ statements: Statements
     ) throws -> [Row] {
         var evicted: [Row] = []
@@ -204,8 +202,8 @@ extension SQLiteStore {
             let dataOver = dataNeeded > configuration.sizeLimit
             let pagesOver = pagesNeeded > budget.databasePages
             guard dataOver || pagesOver else { return evicted }
-            if savedAccess.isEmpty, !unsavedAccess.isEmpty {
-                savedAccess = unsavedAccess
+            if savedAccess.isEmpty, unsavedAccess.count > 0 {
+                savedAccess = unsavedAccess.pending
                 try saveAccessTimes(savedAccess, statements)
             }
             let dataToFree = dataOver ? dataNeeded - configuration.lowWaterMark : 0
@@ -245,7 +243,7 @@ extension SQLiteStore {
     }
 
     func forget(_ row: Row) {
-        unsavedAccess[row.rowID] = nil
+        unsavedAccess.forget(row.rowID)
         totalBytes -= row.size
         count -= 1
     }

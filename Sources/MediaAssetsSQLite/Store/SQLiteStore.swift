@@ -81,9 +81,7 @@ final class SQLiteStore {
     /// Hits, misses, writes, evictions and rejections since open.
     var counters = CacheStatistics()
     /// Reads not yet written to `last_access`: rowid → time (seconds since the reference date).
-    var unsavedAccess: [Int64: Double] = [:]
-    /// Whether a background save of `unsavedAccess` is queued.
-    var isFlushScheduled = false
+    var unsavedAccess: AccessTimeBatch<Int64>
     /// How the size limit is shared among the files (set at open, from the file's page size).
     private(set) var budget: SQLiteDiskBudget
     /// Whether the reserve file (released on a full filesystem) is in place.
@@ -95,6 +93,7 @@ final class SQLiteStore {
     init(configuration: SQLiteBackend.Configuration, path: String) throws {
         self.configuration = configuration
         self.path = path
+        unsavedAccess = AccessTimeBatch(threshold: configuration.accessTimeBatchSize)
         connection = try SQLiteConnection(path: path)
         connection.setBusyTimeout(configuration.busyTimeout)
         try SQLiteSchema.prepare(connection)
@@ -166,10 +165,7 @@ final class SQLiteStore {
             return (nil, false)
         }
         counters.hits += 1
-        unsavedAccess[found.rowID] = now.timeIntervalSinceReferenceDate
-        let needsFlush = unsavedAccess.count >= configuration.accessTimeBatchSize && !isFlushScheduled
-        if needsFlush { isFlushScheduled = true }
-        return (entry, needsFlush)
+        return (entry, unsavedAccess.record(found.rowID, at: now))
     }
 
     // MARK: Statistics, invariants, closing
@@ -192,7 +188,7 @@ final class SQLiteStore {
         precondition(bytes.first == Int64(totalBytes), "SQLiteBackend size \(totalBytes) differs from \(bytes)")
         precondition(totalBytes <= configuration.sizeLimit, "SQLiteBackend over its size limit")
         let ids = try connection.integers("SELECT rowid FROM entries", operation: "list entries")
-        precondition(Set(unsavedAccess.keys).isSubset(of: Set(ids)), "an unsaved access time has no row")
+        precondition(Set(unsavedAccess.pending.keys).isSubset(of: Set(ids)), "an unsaved access time has no row")
         let check = try connection.strings("PRAGMA quick_check", operation: "check the file")
         precondition(check == ["ok"], "SQLite quick_check: \(check)")
     }

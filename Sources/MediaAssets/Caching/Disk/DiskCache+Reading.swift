@@ -90,12 +90,7 @@ extension DiskCache {
     ) {
         let shouldSave = state.withLock { index -> Bool in
             index.statistics.hits += 1
-            _ = index._touch(name, at: date, expiry: expiry, identity: identity, inode: inode)
-            guard index.unsavedAccess.count >= configuration.accessTimeBatchSize, !index.isFlushScheduled else {
-                return false
-            }
-            index.isFlushScheduled = true
-            return true
+            return index._touch(name, at: date, expiry: expiry, identity: identity, inode: inode)
         }
         if shouldSave {
             writeQueue.async { [self] in saveAccessTimes() }

@@ -120,14 +120,7 @@ extension DiskCache {
 
     /// Writes unsaved last-access times to the files' modification times.
     func saveAccessTimes() {
-        let pending = state.withLock { index -> [(String, Date)] in
-            index.isFlushScheduled = false
-            defer { index.unsavedAccess.removeAll(keepingCapacity: true) }
-            return index.unsavedAccess.compactMap { name in
-                index.records.peekValue(forKey: name).map { (name, $0.lastAccess) }
-            }
-        }
+        let pending = state.withLock { $0.unsavedAccess.take() }
         for (name, date) in pending { POSIX.setModificationTime(path: filePath(name), date) }
     }
-
 }

@@ -37,10 +37,13 @@ struct DiskIndex {
 
     /// File names (hashes of keys) by recency; each record's cost is its file size.
     var records = LRUList<String, Record>()
-    /// Files whose last access changed since it was last written to their modification time.
-    var unsavedAccess: Set<String> = []
-    var isFlushScheduled = false
+    /// Last-access times not yet written to the files' modification times.
+    var unsavedAccess: AccessTimeBatch<String>
     var statistics = CacheStatistics()
+
+    init(accessTimeBatchSize: Int) {
+        unsavedAccess = AccessTimeBatch(threshold: accessTimeBatchSize)
+    }
 
     var totalBytes: Int { records.totalCost }
 
@@ -51,11 +54,12 @@ struct DiskIndex {
             size: size, lastAccess: lastAccess, expiry: expiry, identity: identity, inode: inode, isVerified: false
         )
         records.setValue(record, forKey: name, cost: size)
-        unsavedAccess.remove(name)
+        unsavedAccess.forget(name)
     }
 
-    /// Marks `name` used at `date` after a verified read of the file with `inode`; returns false if
-    /// the index no longer describes that file.
+    /// Marks `name` used at `date` after a verified read of the file with `inode`; returns true if
+    /// a batch of access times is now due to be saved (false too if the index no longer describes
+    /// that file).
     mutating func _touch(_ name: String, at date: Date, expiry: Expiry, identity: Identity, inode: UInt64) -> Bool {
         guard var record = records.value(forKey: name), record.inode == inode else { return false }
         record.lastAccess = date
@@ -63,8 +67,7 @@ struct DiskIndex {
         record.identity = identity
         record.isVerified = true
         records.setValue(record, forKey: name, cost: record.size)
-        unsavedAccess.insert(name)
-        return true
+        return unsavedAccess.record(name, at: date)
     }
 
     /// Records what a header read taught about `name`, if the index still describes that file.
@@ -77,7 +80,7 @@ struct DiskIndex {
     }
 
     mutating func _remove(_ name: String) -> Record? {
-        unsavedAccess.remove(name)
+        unsavedAccess.forget(name)
         return records.removeValue(forKey: name)?.value
     }
 
@@ -91,7 +94,7 @@ struct DiskIndex {
     mutating func _evict(downTo bytes: Int) -> [Evicted] {
         var evicted: [Evicted] = []
         while records.totalCost > bytes, let oldest = records.removeLeastRecent() {
-            unsavedAccess.remove(oldest.key)
+            unsavedAccess.forget(oldest.key)
             statistics.evictions += 1
             evicted.append(Evicted(name: oldest.key, record: oldest.value))
         }
