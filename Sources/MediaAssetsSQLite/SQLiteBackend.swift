@@ -17,15 +17,21 @@ import Glibc
 ///   (NUL, `/`, emoji, 10 000 characters) is a key and never a path. Dates round-trip exactly.
 /// - Every store is one transaction (`BEGIN IMMEDIATE` … `COMMIT`): delete the old row, insert the
 ///   new one, evict if needed. If anything fails it rolls back and the old entry is intact.
-/// - The size limit (bytes of entry data) holds after every write: a write that passes it evicts
-///   least recently used rows down to the low-water mark, in the same transaction. The count and
-///   total size live in memory (summed at open from an index), so no write scans the table.
+/// - The size limit holds after every write, twice over: the entries' data bytes stay within it, and
+///   so do the files on disk (database, WAL, shared memory and a small reserve file; see
+///   `Configuration.sizeLimit`). A write that passes either evicts least recently used rows down to
+///   the low-water mark, in the same transaction. The count and total size live in memory (summed
+///   from an index), so no write scans the table. On a full filesystem the reserve is released so
+///   that deletes (and stores, by evicting) can still run.
 /// - Reads record their access time in memory; the times are written in one transaction per batch,
 ///   before a sweep, on `flushAccessTimes()` and at close — never one write per read.
 /// - Opening never wipes a file it does not recognise: a file that is not a SQLite database, a
 ///   database of another program, or one from a newer version throws a `SQLiteError` and is left
-///   untouched. The connection holds an exclusive lock while open, so a second backend on the same
-///   file fails with `SQLiteError.locked` instead of silently sharing it.
+///   untouched.
+/// - Several processes (or backends) may use one file at once, so workers on one machine share a
+///   cache without a server: locks are held only for a transaction (others wait up to
+///   `Configuration.busyTimeout`), and a write first sums the count and size again if another
+///   process has committed since, so eviction and statistics count every process's entries.
 /// - The database runs in WAL mode with `synchronous = NORMAL`: a crash keeps the file consistent
 ///   and may lose the last few writes, which a cache fetches again.
 /// - All SQLite work runs on the backend's own serial queue, never on the caller's executor.

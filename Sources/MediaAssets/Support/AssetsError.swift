@@ -38,7 +38,9 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "The cache directory \(path) cannot be used: \(Self.clause(reason)). Choose a writable directory."
         case .directoryLocked(let path):
             return "The cache directory \(path) is in use by another DiskCache (a lock is held on "
-                + "\(path)/.lock); give each cache its own directory."
+                + "\(path)/.lock); a DiskCache directory belongs to one process at a time. Give each cache its "
+                + "own directory, or share one cache between processes with SQLiteBackend (one database file) "
+                + "or a Redis backend."
         case .writeFailed(let key, let path, let reason):
             return "Storing '\(key.rawValue.prefix(200))' at \(path) failed: \(reason); the previous entry is intact."
         case .readFailed(let key, let path, let reason):

@@ -32,11 +32,9 @@ enum SQLiteSchema {
 
     /// Upgrades a version 1 file: adds the partition column and its index.
     static let upgradeFromVersionOne = """
-        BEGIN IMMEDIATE;
         ALTER TABLE entries ADD COLUMN partition_name TEXT;
         CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
         PRAGMA user_version = \(version);
-        COMMIT;
         """
 
     /// Creates the schema; dates are `timeIntervalSinceReferenceDate` (REAL), so they round-trip exactly.
@@ -47,9 +45,6 @@ enum SQLiteSchema {
     /// 1 MiB chunk 64 instead of 256 (CPU time measured against 4 KiB pages: 16 KiB hits ~25 %
     /// cheaper and stores ~20 % dearer; 1 MiB hits ~20 % and stores ~40 % cheaper).
     static let creation = """
-        PRAGMA page_size = 16384;
-        PRAGMA journal_mode = WAL;
-        BEGIN IMMEDIATE;
         CREATE TABLE entries (
             key BLOB PRIMARY KEY NOT NULL,
             size INTEGER NOT NULL CHECK (size >= 0 AND size = length(data)),
@@ -68,43 +63,50 @@ enum SQLiteSchema {
         CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
         PRAGMA application_id = \(applicationID);
         PRAGMA user_version = \(version);
-        COMMIT;
         """
 
-    /// Checks that the file at `connection` is ours (creating the schema in a new file) and sets
-    /// the connection up: an exclusive lock, WAL, `synchronous = NORMAL`.
+    /// Checks that the file at `connection` is ours (creating the schema in a new file, upgrading
+    /// an older one) and sets the connection up: WAL, `synchronous = NORMAL`.
+    ///
+    /// Several processes may open one file at once: nothing is locked beyond a transaction, and a
+    /// new or older file is created or upgraded under the write lock after deciding again, so two
+    /// processes opening a new file at the same moment create its schema once.
     ///
     /// - Throws: `SQLiteError.notADatabase`, `.foreignDatabase`, `.newerSchemaVersion` or `.locked`,
     ///   each before anything is written to the file.
     static func prepare(_ connection: SQLiteConnection) throws {
-        // The first read takes the lock and keeps it until close: one backend owns the file, so the
-        // sizes it keeps in memory stay true, and WAL needs no shared-memory file.
-        try connection.execute("PRAGMA locking_mode = EXCLUSIVE", operation: "take the database lock")
+        // Only reads until the file is known to be ours (or empty).
         let found = try classifyingOpenErrors(connection) { try inspect(connection) }
-        switch found {
-        case .empty:
+        if found == .empty {
+            // Takes effect only before the first table; 16 KiB pages suit media (see `creation`).
+            try connection.execute("PRAGMA page_size = 16384", operation: "set the page size")
+        }
+        try classifyingOpenErrors(connection) {
+            try connection.execute("PRAGMA journal_mode = WAL", operation: "enable write-ahead logging")
+        }
+        if found != .ours {
+            try classifyingOpenErrors(connection) {
+                try connection.execute("BEGIN IMMEDIATE", operation: "lock the file to set it up")
+            }
             do {
-                try connection.execute(creation, operation: "create the cache schema")
+                // Another process may have set the file up meanwhile: decide again under the lock.
+                switch try inspect(connection) {
+                case .empty: try connection.execute(creation, operation: "create the cache schema")
+                case .versionOne: try connection.execute(upgradeFromVersionOne, operation: "upgrade the cache schema")
+                case .ours: break
+                }
+                try connection.execute("COMMIT", operation: "commit the cache schema")
             } catch {
                 try? connection.execute("ROLLBACK", operation: "roll back the schema")
-                throw error
-            }
-        case .ours:
-            try connection.execute("PRAGMA journal_mode = WAL", operation: "enable write-ahead logging")
-        case .versionOne:
-            try connection.execute("PRAGMA journal_mode = WAL", operation: "enable write-ahead logging")
-            do {
-                try connection.execute(upgradeFromVersionOne, operation: "upgrade the cache schema")
-            } catch {
-                try? connection.execute("ROLLBACK", operation: "roll back the upgrade")
                 throw error
             }
         }
         // WAL with NORMAL syncs at checkpoints, not at every commit: a crash keeps the file
         // consistent and may lose the last writes, which a cache can refetch.
         try connection.execute("PRAGMA synchronous = NORMAL", operation: "set the sync mode")
-        // After a large entry grew the WAL, a checkpoint cuts it back instead of keeping the space.
-        try connection.execute("PRAGMA journal_size_limit = 33554432", operation: "limit the WAL size")
+        // The store checkpoints and truncates the WAL itself (see SQLiteDiskBudget); this bounds it
+        // when a checkpoint runs another way.
+        try connection.execute("PRAGMA journal_size_limit = 4194304", operation: "limit the WAL size")
     }
 
     private enum Contents {

@@ -122,10 +122,12 @@ extension SQLiteStore {
 
     // MARK: Steps of the operations above
 
-    /// Runs `body` between BEGIN IMMEDIATE and COMMIT, rolling back if anything throws.
+    /// Runs `body` between BEGIN IMMEDIATE and COMMIT, rolling back if anything throws. Under the
+    /// write lock, the totals are first brought up to date with other processes' writes.
     private func transaction(_ statements: Statements, _ body: () throws -> Void) throws {
         try statements.begin.withReset { try $0.run() }
         do {
+            try refreshTotalsIfChangedElsewhere()
             try body()
             try statements.commit.withReset { try $0.run() }
         } catch {

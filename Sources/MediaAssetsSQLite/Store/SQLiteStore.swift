@@ -16,6 +16,8 @@ final class SQLiteStore {
         let deleteAll: SQLiteStatement
         let updateLastAccess: SQLiteStatement
         let selectLeastRecent: SQLiteStatement
+        let sums: SQLiteStatement
+        let dataVersion: SQLiteStatement
         let pageCount: SQLiteStatement
         let freelistCount: SQLiteStatement
         let begin: SQLiteStatement
@@ -53,6 +55,12 @@ final class SQLiteStore {
                 "SELECT rowid, size FROM entries INDEXED BY entries_by_last_access ORDER BY last_access",
                 operation: "find least recently used entries"
             )
+            // Reads only the small (last_access, size) index, not the rows.
+            sums = try connection.prepare(
+                "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries INDEXED BY entries_by_last_access",
+                operation: "sum the cache's size"
+            )
+            dataVersion = try connection.prepare("PRAGMA data_version", operation: "check for other writers")
             pageCount = try connection.prepare("PRAGMA page_count", operation: "count the file's pages")
             freelistCount = try connection.prepare("PRAGMA freelist_count", operation: "count the free pages")
             begin = try connection.prepare("BEGIN IMMEDIATE", operation: "begin a transaction")
@@ -63,7 +71,7 @@ final class SQLiteStore {
         var all: [SQLiteStatement] {
             [
                 select, insert, deleteByKey, deleteByRowID, deleteExpired, deleteAll, updateLastAccess,
-                selectLeastRecent, pageCount, freelistCount, begin, commit, rollback,
+                selectLeastRecent, sums, dataVersion, pageCount, freelistCount, begin, commit, rollback,
             ]
         }
     }
@@ -74,7 +82,8 @@ final class SQLiteStore {
     /// Nil once closed.
     private(set) var statements: Statements?
 
-    /// The sum of `size` over all rows, kept in memory so that no write needs a scan.
+    /// The sum of `size` over all rows, kept in memory so that no write needs a scan; summed again
+    /// (from an index) when another process has written the file.
     var totalBytes = 0
     /// The number of rows.
     var count = 0
@@ -82,6 +91,9 @@ final class SQLiteStore {
     var counters = CacheStatistics()
     /// Reads not yet written to `last_access`: rowid → time (seconds since the reference date).
     var unsavedAccess: AccessTimeBatch<Int64>
+    /// `PRAGMA data_version` when the totals were last summed: it moves when another connection
+    /// (another process) commits, and only then.
+    private var seenDataVersion: Int64?
     /// How the size limit is shared among the files (set at open, from the file's page size).
     private(set) var budget: SQLiteDiskBudget
     /// Whether the reserve file (released on a full filesystem) is in place.
@@ -101,19 +113,8 @@ final class SQLiteStore {
         budget = SQLiteDiskBudget(
             sizeLimit: configuration.sizeLimit, lowWaterFraction: configuration.lowWaterFraction, pageSize: Int(pageSize)
         )
-        // Reads only the small (last_access, size) index, not the rows.
-        let sums = try connection.prepare(
-            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries INDEXED BY entries_by_last_access",
-            operation: "load the cache's size"
-        )
-        defer { sums.finalize() }
-        (count, totalBytes) = try SQLiteSchema.classifyingOpenErrors(connection) {
-            try sums.withReset { query in
-                try query.step()
-                return (Int(query.int64(at: 0)), Int(query.int64(at: 1)))
-            }
-        }
         statements = try Statements(connection)
+        try SQLiteSchema.classifyingOpenErrors(connection) { try refreshTotalsIfChangedElsewhere() }
         restoreReserveIfMissing()
         // The limit may have been lowered since the file was written.
         try sweep()
@@ -121,6 +122,22 @@ final class SQLiteStore {
     }
 
     deinit { close() }
+
+    /// Sums the count and size again if another connection has committed since they were last
+    /// summed; writes call it inside their transaction, so their eviction sees every process's rows.
+    func refreshTotalsIfChangedElsewhere() throws {
+        let statements = try openStatements()
+        let version = try statements.dataVersion.withReset { query -> Int64 in
+            try query.step()
+            return query.int64(at: 0)
+        }
+        guard version != seenDataVersion else { return }
+        (count, totalBytes) = try statements.sums.withReset { query in
+            try query.step()
+            return (Int(query.int64(at: 0)), Int(query.int64(at: 1)))
+        }
+        seenDataVersion = version
+    }
 
     /// The statements, or `AssetsError.closed` after `close()`.
     func openStatements() throws -> Statements {
@@ -172,6 +189,7 @@ final class SQLiteStore {
 
     /// The counters with the current count and size; cost is bytes.
     func snapshot() -> CacheStatistics {
+        try? refreshTotalsIfChangedElsewhere()
         var statistics = counters
         statistics.count = count
         statistics.bytes = totalBytes
@@ -180,15 +198,17 @@ final class SQLiteStore {
     }
 
     /// Checks the in-memory sums against the table, the size limit, and the file's structure.
+    ///
+    /// Pending access times are not checked against the rows: another process may evict a row this
+    /// one read, and saving its time later updates nothing.
     func checkInvariants() throws {
         guard statements != nil else { return }
+        try refreshTotalsIfChangedElsewhere()
         let rows = try connection.integers("SELECT COUNT(*) FROM entries", operation: "count entries")
         let bytes = try connection.integers("SELECT COALESCE(SUM(size), 0) FROM entries", operation: "sum sizes")
         precondition(rows.first == Int64(count), "SQLiteBackend count \(count) differs from the table's \(rows)")
         precondition(bytes.first == Int64(totalBytes), "SQLiteBackend size \(totalBytes) differs from \(bytes)")
         precondition(totalBytes <= configuration.sizeLimit, "SQLiteBackend over its size limit")
-        let ids = try connection.integers("SELECT rowid FROM entries", operation: "list entries")
-        precondition(Set(unsavedAccess.pending.keys).isSubset(of: Set(ids)), "an unsaved access time has no row")
         let check = try connection.strings("PRAGMA quick_check", operation: "check the file")
         precondition(check == ["ok"], "SQLite quick_check: \(check)")
     }
