@@ -10,14 +10,25 @@ extension DiskCache {
     /// others only the header is read (never the body), once, and remembered. A file that cannot be
     /// removed stays indexed, and the first failure is thrown after the others were tried.
     func removeSelectedFiles(_ selection: EntrySelection) throws {
-        let known = state.withLock { index in
-            index.records.keysByRecency.map { name in (name, index.records.peekValue(forKey: name)?.identity) }
+        // Decided under the lock from what the index knows; only unknown files are read after.
+        let (selected, unknown) = state.withLock { index -> ([String], [String]) in
+            var selected: [String] = []
+            var unknown: [String] = []
+            for name in index.records.keysByRecency {
+                guard let identity = index.records.peekValue(forKey: name)?.identity else {
+                    unknown.append(name)
+                    continue
+                }
+                if selection.contains(key: identity.key, partition: identity.partition) { selected.append(name) }
+            }
+            return (selected, unknown)
+        }
+        let learnt = unknown.filter { name in
+            guard let identity = learnHeader(name)?.identity else { return false }
+            return selection.contains(key: identity.key, partition: identity.partition)
         }
         var failures: [AssetsError] = []
-        for (name, knownIdentity) in known {
-            guard let identity = knownIdentity ?? learnHeader(name)?.identity,
-                selection.contains(key: identity.key, partition: identity.partition)
-            else { continue }
+        for name in selected + learnt {
             do {
                 try removeFile(named: name)
             } catch let error as AssetsError {
