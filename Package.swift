@@ -91,6 +91,13 @@ let package = Package(
             path: "Examples/ReadmeSnippets"
         ),
 
+        // The helper process of the multi-process and crash-consistency tests (not a product)
+        .executableTarget(
+            name: "cache-writer",
+            dependencies: ["MediaAssets", "MediaAssetsSQLite"],
+            path: "Tests/CacheWriter"
+        ),
+
         // Tests
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),

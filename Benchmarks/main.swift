@@ -17,6 +17,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("disk", runDiskBenchmarks),
     ("sqlite", runSQLiteBenchmarks),
+    ("storage-removal", runStorageRemovalBenchmarks),
     ("loading", runLoadingBenchmarks),
     ("image-codecs", runImageCodecBenchmarks),
     ("image-processing", runImageProcessingBenchmarks),

@@ -5,15 +5,16 @@ extension SQLiteBackend {
     public struct Configuration: Sendable {
         /// The database file; created (mode 0600, with its directory) if missing.
         public var path: URL
-        /// The most bytes of entry data the database keeps (metadata and SQLite's pages not counted).
+        /// The most bytes of entry data the database keeps. Its files (database, WAL, shared memory
+        /// and reserve) also stay within this, or within 1 MiB for smaller limits.
         public var sizeLimit: Int
         /// The fraction of `sizeLimit` a sweep evicts down to, so that sweeps are rare.
         public var lowWaterFraction: Double
         /// The number of reads whose last-access times are kept in memory before they are written
         /// in one transaction.
         public var accessTimeBatchSize: Int
-        /// How long to wait for a lock another connection holds (a previous owner still closing)
-        /// before failing with `SQLiteError.locked`.
+        /// How long to wait for a lock another connection holds (another process's write) before
+        /// failing with `SQLiteError.locked`.
         public var busyTimeout: Duration
         /// The clock for expiry and last access; tests pass their own.
         public var now: @Sendable () -> Date

@@ -17,15 +17,21 @@ import Glibc
 ///   (NUL, `/`, emoji, 10 000 characters) is a key and never a path. Dates round-trip exactly.
 /// - Every store is one transaction (`BEGIN IMMEDIATE` … `COMMIT`): delete the old row, insert the
 ///   new one, evict if needed. If anything fails it rolls back and the old entry is intact.
-/// - The size limit (bytes of entry data) holds after every write: a write that passes it evicts
-///   least recently used rows down to the low-water mark, in the same transaction. The count and
-///   total size live in memory (summed at open from an index), so no write scans the table.
+/// - The size limit holds after every write, twice over: the entries' data bytes stay within it, and
+///   so do the files on disk (database, WAL, shared memory and a small reserve file; see
+///   `Configuration.sizeLimit`). A write that passes either evicts least recently used rows down to
+///   the low-water mark, in the same transaction. The count and total size live in memory (summed
+///   from an index), so no write scans the table. On a full filesystem the reserve is released so
+///   that deletes (and stores, by evicting) can still run.
 /// - Reads record their access time in memory; the times are written in one transaction per batch,
 ///   before a sweep, on `flushAccessTimes()` and at close — never one write per read.
 /// - Opening never wipes a file it does not recognise: a file that is not a SQLite database, a
 ///   database of another program, or one from a newer version throws a `SQLiteError` and is left
-///   untouched. The connection holds an exclusive lock while open, so a second backend on the same
-///   file fails with `SQLiteError.locked` instead of silently sharing it.
+///   untouched.
+/// - Several processes (or backends) may use one file at once, so workers on one machine share a
+///   cache without a server: locks are held only for a transaction (others wait up to
+///   `Configuration.busyTimeout`), and a write first sums the count and size again if another
+///   process has committed since, so eviction and statistics count every process's entries.
 /// - The database runs in WAL mode with `synchronous = NORMAL`: a crash keeps the file consistent
 ///   and may lose the last few writes, which a cache fetches again.
 /// - All SQLite work runs on the backend's own serial queue, never on the caller's executor.
@@ -97,6 +103,12 @@ public final class SQLiteBackend: CacheBackend {
         try await perform(failure: removeFailed) { try $0.removeEntry(forKey: key) }
     }
 
+    /// Removes the rows `selection` takes in one statement, found through an index (a key range of
+    /// the primary key, or the partition index); no blob is read.
+    public func removeEntries(_ selection: EntrySelection) async throws {
+        try await perform(failure: removeFailed) { try $0.removeEntries(selection) }
+    }
+
     /// Removes every row and shrinks the file.
     public func removeAll() async throws {
         try await perform(failure: removeFailed) { try $0.removeAll() }
@@ -155,10 +167,17 @@ public final class SQLiteBackend: CacheBackend {
             queue.async { [self] in
                 let result = Result { try store.withLock { try work($0) } }
                 continuation.resume(with: result.mapError { error -> any Error in
-                    error is AssetsError ? error : failure(String(describing: error))
+                    error is AssetsError ? error : failure(Self.clause(error))
                 })
             }
         }
+    }
+
+    /// An error's text without its closing full stop: it becomes the reason inside another
+    /// sentence, which has its own.
+    private static func clause(_ error: any Error) -> String {
+        let text = String(describing: error)
+        return text.hasSuffix(".") ? String(text.dropLast()) : text
     }
 
     private func readFailed(_ key: CacheKey) -> @Sendable (String) -> AssetsError {
@@ -177,13 +196,7 @@ public final class SQLiteBackend: CacheBackend {
     /// private to the user; SQLite gives its WAL file the database's mode.
     private static func createFileIfMissing(_ path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw AssetsError.directoryUnavailable(path: directory, reason: (error as NSError).localizedDescription)
-        }
+        try PrivateDirectory.create(directory)
         // O_EXCL: an existing file is never truncated; any failure here is SQLite's to report.
         let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 { Glibc.close(descriptor) }

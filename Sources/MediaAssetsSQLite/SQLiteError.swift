@@ -16,8 +16,11 @@ public enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case foreignDatabase(path: String, detail: String)
     /// The file was written by a newer version of this backend, whose layout this one cannot read.
     case newerSchemaVersion(path: String, version: Int32, supportedVersion: Int32)
-    /// Another connection (another `SQLiteBackend` or process) holds the file's lock.
+    /// Another connection (another `SQLiteBackend` or process) held the file's lock longer than
+    /// the busy timeout.
     case locked(path: String, code: Int32, message: String)
+    /// The file (or its filesystem) is read-only, so SQLite opened it for reading only.
+    case readOnly(path: String)
     /// A statement failed; `operation` names the statement.
     case statementFailed(path: String, operation: String, code: Int32, message: String)
 
@@ -27,7 +30,7 @@ public enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case .cannotOpen(_, let code, _), .notADatabase(_, let code, _), .locked(_, let code, _),
             .statementFailed(_, _, let code, _):
             return code
-        case .foreignDatabase, .newerSchemaVersion:
+        case .foreignDatabase, .newerSchemaVersion, .readOnly:
             return nil
         }
     }
@@ -49,10 +52,17 @@ public enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible, Lo
                 + "that this SQLiteBackend reads. The file was left untouched; use a newer MediaAssets or "
                 + "another path."
         case .locked(let path, let code, let message):
-            return "\(path) is in use by another SQLiteBackend or process: \(message) \(Self.describe(code)). "
-                + "Give each cache its own file."
+            return "\(path) stayed locked by another SQLiteBackend or process longer than the busy timeout: "
+                + "\(message) \(Self.describe(code)). Raise Configuration.busyTimeout, or find the process "
+                + "holding a long transaction on it."
+        case .readOnly(let path):
+            return "\(path) is read-only (its permissions or its filesystem), and SQLiteBackend must write it. "
+                + "The file was left untouched; make it writable (chmod u+w) or choose another path."
         case .statementFailed(let path, let operation, let code, let message):
-            return "SQLite failed to \(operation) in \(path): \(message) \(Self.describe(code))."
+            let advice = code & 0xFF == SQLITE_FULL
+                ? " The filesystem is full: free space on it, or lower the size limit so the cache stays within it."
+                : ""
+            return "SQLite failed to \(operation) in \(path): \(message) \(Self.describe(code)).\(advice)"
         }
     }
 

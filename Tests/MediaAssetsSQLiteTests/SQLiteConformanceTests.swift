@@ -1,22 +1,22 @@
 import Foundation
 import MediaAssets
-import MediaAssetsSQLite
+@testable import MediaAssetsSQLite
 import TestSupport
 import Testing
 
 /// The shared conformance suite, unchanged, over a SQLite file in the fixture's temporary directory.
 @Suite("SQLiteBackend conformance")
 struct SQLiteConformanceTests {
-    @Test(
-        arguments: [
-            BackendFixture("sqlite") { dir in
-                try SQLiteBackend(path: dir.appending("cache.sqlite"), sizeLimit: 64 << 20)
-            }
-        ],
-        BackendConformance.allCases
+    static let fixture = BackendFixture(
+        "sqlite",
+        make: { directory in try SQLiteBackend(path: directory.appending("cache.sqlite"), sizeLimit: 64 << 20) },
+        limited: { directory, limit in try SQLiteBackend(path: directory.appending("cache.sqlite"), sizeLimit: limit) },
+        failNextStore: { backend, _ in await (try #require(backend as? SQLiteBackend))._failNextWrite() }
     )
+
+    @Test(arguments: fixture.conformanceCases())
     func conformance(fixture: BackendFixture, check: BackendConformance) async throws {
-        try await fixture.withBackend { try await check.check($0) }
+        try await check.run(on: fixture)
     }
 
     @Test func registersAsAUserWouldWriteIt() async throws {

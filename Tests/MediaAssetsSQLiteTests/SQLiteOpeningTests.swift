@@ -106,28 +106,39 @@ struct SQLiteOpeningTests {
         let file = try SQLiteTestFile()
         defer { file.remove() }
         try await writeRealCache(file)
-        try file.execute("PRAGMA user_version = 2")
+        let newer = Int32(SQLiteSchema.version + 1)
+        try file.execute("PRAGMA user_version = \(newer)")
 
         // When it is opened, then the error names both versions and the file is untouched
         try expectRejected(file) { error in
-            error == .newerSchemaVersion(path: file.url.path, version: 2, supportedVersion: Int32(SQLiteSchema.version))
+            error == .newerSchemaVersion(path: file.url.path, version: newer, supportedVersion: Int32(SQLiteSchema.version))
         }
     }
 
-    @Test func secondBackendOnTheSameFileIsLocked() async throws {
-        // Given a backend holding the file
+    @Test func twoBackendsShareOneFile() async throws {
+        // Given two backends open on one file at once, as two processes would have them
         let file = try SQLiteTestFile()
         defer { file.remove() }
-        let first = try file.open()
-        try await first.store(CacheEntry(data: Data("mine".utf8)), forKey: "k")
+        let first = try file.open(sizeLimit: 10_000)
+        let second = try file.open(sizeLimit: 10_000)
 
-        // When a second backend opens it, then it fails as locked
-        let error = #expect(throws: SQLiteError.self) { try file.open(busyTimeout: .milliseconds(20)) }
-        if case .locked = error {} else { Issue.record("expected .locked, got \(String(describing: error))") }
+        // When each stores entries
+        try await first.store(CacheEntry(data: payload(1, count: 4_000)), forKey: "from-first")
+        try await second.store(CacheEntry(data: payload(2, count: 4_000)), forKey: "from-second")
 
-        // And once the first closes, the file opens with its data
-        await first.close()
-        #expect(try await file.open().entry(forKey: "k")?.data == Data("mine".utf8))
+        // Then each reads the other's, and counts both
+        #expect(try await first.entry(forKey: "from-second")?.data == payload(2, count: 4_000))
+        #expect(try await second.entry(forKey: "from-first")?.data == payload(1, count: 4_000))
+        #expect(await first.statistics().count == 2)
+
+        // And a write that passes the limit in one backend evicts the other's older entry
+        file.clock.advance(by: 1)
+        try await first.store(CacheEntry(data: payload(3, count: 4_000)), forKey: "third")
+        let statistics = await second.statistics()
+        #expect(statistics.count == 2 && statistics.bytes == 8_000, "\(statistics)")
+        #expect(try await second.entry(forKey: "from-first") == nil)
+        await first._checkInvariants()
+        await second._checkInvariants()
     }
 
     @Test func directoryAtThePathCannotBeOpened() throws {

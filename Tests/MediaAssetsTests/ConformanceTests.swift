@@ -1,27 +1,47 @@
 import Foundation
-import MediaAssets
+@testable import MediaAssets
 import TestSupport
 import Testing
 
 /// The shared conformance suite over every backend the core ships, plus one written as an app would.
 @Suite("Backend conformance")
 struct ConformanceTests {
+    /// Makes the next store of `key` into `disk` fail after it began: a directory blocks its temporary file.
+    @Sendable static func blockNextStore(_ disk: DiskCache, _ key: CacheKey) throws {
+        let blocker = disk.directory.appendingPathComponent(DiskCache.fileName(for: key) + DiskCache.temporarySuffix)
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: false)
+    }
+
     static let fixtures: [BackendFixture] = [
-        BackendFixture("memory") { _ in MemoryCache(limits: .init(costLimit: 64 << 20)) },
-        BackendFixture("disk") { directory in
-            try DiskCache(directory: directory.appending("disk"), sizeLimit: 64 << 20)
-        },
-        BackendFixture("hybrid") { directory in
-            HybridBackend(
-                memory: MemoryCache(limits: .init(costLimit: 64 << 20)),
-                storage: try DiskCache(directory: directory.appending("disk"), sizeLimit: 64 << 20)
-            )
-        },
-        BackendFixture("custom (RecordingBackend)") { _ in RecordingBackend() },
+        BackendFixture(
+            "memory",
+            make: { _ in MemoryCache(limits: .init(costLimit: 64 << 20)) },
+            limited: { _, limit in MemoryCache(limits: .init(costLimit: limit)) }
+        ),
+        BackendFixture(
+            "disk",
+            make: { directory in try DiskCache(directory: directory.appending("disk"), sizeLimit: 64 << 20) },
+            limited: { directory, limit in try DiskCache(directory: directory.appending("disk"), sizeLimit: limit) },
+            failNextStore: { backend, key in try blockNextStore(try #require(backend as? DiskCache), key) }
+        ),
+        BackendFixture(
+            "hybrid",
+            make: { directory in
+                HybridBackend(
+                    memory: MemoryCache(limits: .init(costLimit: 64 << 20)),
+                    storage: try DiskCache(directory: directory.appending("disk"), sizeLimit: 64 << 20)
+                )
+            },
+            failNextStore: { backend, key in
+                let hybrid = try #require(backend as? HybridBackend)
+                try blockNextStore(try #require(hybrid.storage as? DiskCache), key)
+            }
+        ),
+        BackendFixture("custom (RecordingBackend)", make: { _ in RecordingBackend() }),
     ]
 
-    @Test(arguments: fixtures, BackendConformance.allCases)
+    @Test(arguments: fixtures.flatMap { $0.conformanceCases() })
     func conformance(fixture: BackendFixture, check: BackendConformance) async throws {
-        try await fixture.withBackend { try await check.check($0) }
+        try await check.run(on: fixture)
     }
 }

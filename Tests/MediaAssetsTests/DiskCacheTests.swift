@@ -207,9 +207,11 @@ struct DiskCacheTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let first = try DiskCache(directory: directory.url)
-        #expect(throws: AssetsError.directoryLocked(path: directory.url.standardizedFileURL.path)) {
+        let error = #expect(throws: AssetsError.directoryLocked(path: directory.url.standardizedFileURL.path)) {
             _ = try DiskCache(directory: directory.url)
         }
+        // The message says how to share a cache between processes instead
+        #expect(error?.description.contains("SQLiteBackend") == true && error?.description.contains("Redis") == true)
         withExtendedLifetime(first) {}
     }
 
@@ -227,6 +229,8 @@ struct DiskCacheTests {
             return
         }
         #expect(path.hasSuffix("a-file/cache"))
+        #expect(error?.description.contains("\(file.path) is a file, not a directory") == true, "\(error!)")
+        #expect(error?.description.contains("NSCocoaErrorDomain") == false)
     }
 
     @Test func createsTheDirectoryPrivate() throws {

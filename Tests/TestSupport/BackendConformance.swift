@@ -8,11 +8,24 @@ public struct BackendFixture: Sendable, CustomStringConvertible {
     public let name: String
     /// Makes a fresh, empty backend whose files (if any) live in the given directory.
     public let make: @Sendable (TemporaryDirectory) throws -> any CacheBackend
+    /// Makes a fresh backend limited to the given bytes (as `byteLimit` reports them), for the
+    /// limit checks; nil for a backend without a limit.
+    public let makeLimited: (@Sendable (TemporaryDirectory, Int) throws -> any CacheBackend)?
+    /// Arranges for the next store of the key into the backend to fail inside the backend (after
+    /// it began), for the failure check; nil for a backend whose stores cannot be made to fail.
+    public let failNextStore: (@Sendable (any CacheBackend, CacheKey) async throws -> Void)?
 
     /// Creates a fixture.
-    public init(_ name: String, make: @escaping @Sendable (TemporaryDirectory) throws -> any CacheBackend) {
+    public init(
+        _ name: String,
+        make: @escaping @Sendable (TemporaryDirectory) throws -> any CacheBackend,
+        limited makeLimited: (@Sendable (TemporaryDirectory, Int) throws -> any CacheBackend)? = nil,
+        failNextStore: (@Sendable (any CacheBackend, CacheKey) async throws -> Void)? = nil
+    ) {
         self.name = name
         self.make = make
+        self.makeLimited = makeLimited
+        self.failNextStore = failNextStore
     }
 
     public var description: String { name }
@@ -23,21 +36,54 @@ public struct BackendFixture: Sendable, CustomStringConvertible {
         defer { directory.remove() }
         try await body(try make(directory))
     }
+
+    /// The checks that apply to this fixture, paired with it, as a test's arguments: the limit
+    /// checks need `makeLimited`, the failure check `failNextStore`.
+    public func conformanceCases() -> [(BackendFixture, BackendConformance)] {
+        BackendConformance.allCases.filter { check in
+            switch check {
+            case .limits: return makeLimited != nil
+            case .failedStoreKeepsWhatWasCached: return failNextStore != nil
+            default: return true
+            }
+        }.map { (self, $0) }
+    }
 }
 
 /// The checks every `CacheBackend` passes: the protocol's implementation requirements as tests.
 ///
-/// A test target runs them as `@Test(arguments: fixtures, BackendConformance.allCases)`.
+/// A test target runs them as `@Test(arguments: fixtures.flatMap { $0.conformanceCases() })`
+/// with `check.run(on: fixture)`.
 public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConvertible {
     case missForUnknownKey, roundTrip, metadataRoundTrip, overwrite, remove, removeAll
     case emptyData, largeData, expiry, hostileKeys, concurrency
+    case removeByKeyPrefix, removeByPartition, statistics, limits, failedStoreKeepsWhatWasCached
 
     public var description: String { rawValue }
 
     /// The most bytes a fixture must accept in one entry (large-data check).
     public static let largeEntrySize = 6 << 20
 
-    /// Runs this check against `backend`.
+    /// The byte limit the limit checks give a limited fixture.
+    public static let smallLimit = 64 << 10
+
+    /// Runs this check on a fresh backend of `fixture`.
+    public func run(on fixture: BackendFixture) async throws {
+        switch self {
+        case .limits:
+            let directory = try TemporaryDirectory("conformance-\(fixture.name)")
+            defer { directory.remove() }
+            let makeLimited = try #require(fixture.makeLimited)
+            try await checkLimits(try makeLimited(directory, Self.smallLimit))
+        case .failedStoreKeepsWhatWasCached:
+            let failNextStore = try #require(fixture.failNextStore)
+            try await fixture.withBackend { try await checkFailedStore($0, failNextStore: failNextStore) }
+        default:
+            try await fixture.withBackend { try await check($0) }
+        }
+    }
+
+    /// Runs this check against `backend` (the checks that need no more than a backend).
     public func check(_ backend: any CacheBackend) async throws {
         switch self {
         case .missForUnknownKey:
@@ -88,6 +134,14 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
             try await checkHostileKeys(backend)
         case .concurrency:
             try await checkConcurrency(backend)
+        case .removeByKeyPrefix:
+            try await checkRemoveByKeyPrefix(backend)
+        case .removeByPartition:
+            try await checkRemoveByPartition(backend)
+        case .statistics:
+            try await checkStatistics(backend)
+        case .limits, .failedStoreKeepsWhatWasCached:
+            Issue.record("\(self) needs its fixture: call run(on:)")
         }
     }
 
@@ -107,7 +161,8 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
             freshUntil: Date(timeIntervalSinceNow: 60).rounded,
             etag: "\"abc123\"",
             lastModified: "Wed, 21 Oct 2015 07:28:00 GMT",
-            contentType: "image/png"
+            contentType: "image/png",
+            partition: .lottie
         )
         try await backend.store(CacheEntry(data: Data([9, 8, 7]), metadata: metadata), forKey: "meta")
         let read = try #require(try await backend.entry(forKey: "meta")).metadata
@@ -117,6 +172,22 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
         #expect(read.etag == metadata.etag)
         #expect(read.lastModified == metadata.lastModified)
         #expect(read.contentType == metadata.contentType)
+        #expect(read.partition == metadata.partition)
+    }
+
+    private func checkRemoveByKeyPrefix(_ backend: any CacheBackend) async throws {
+        // Given a resource's chunks and record beside keys that share all but the separator
+        let selected: [CacheKey] = ["video-1#0", "video-1#1", "video-1#meta", "video-1#\0nul", "video-1#🎞️"]
+        let kept: [CacheKey] = ["video-1", "video-10#0", "video-1@circle", "other#0", "Video-1#0", "video-1\u{FF}"]
+        for key in selected + kept { try await backend.store(CacheEntry(data: Data(key.rawValue.utf8)), forKey: key) }
+
+        // When the resource's prefix is removed
+        try await backend.removeEntries(.keyPrefix("video-1#"))
+
+        // Then exactly the keys with that prefix are gone
+        for key in selected { #expect(try await backend.entry(forKey: key) == nil, "\(key) removed") }
+        for key in kept { #expect(try await backend.entry(forKey: key)?.data == Data(key.rawValue.utf8), "\(key) kept") }
+        #expect(await backend.statistics().count == kept.count)
     }
 
     private func checkHostileKeys(_ backend: any CacheBackend) async throws {

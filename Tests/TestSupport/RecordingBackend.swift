@@ -57,6 +57,10 @@ public actor RecordingBackend: CacheBackend {
         entries.removeAll()
     }
 
+    public func removeEntries(_ selection: EntrySelection) {
+        entries = entries.filter { !selection.contains(key: $0.key, partition: $0.value.metadata.partition) }
+    }
+
     public func statistics() -> CacheStatistics {
         var snapshot = stats
         snapshot.count = entries.count

@@ -106,6 +106,11 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
     public var staleWhileRevalidateUntil: Date?
     /// RFC 5861 `stale-if-error`: until this date a stale entry may be served when the origin fails.
     public var staleIfErrorUntil: Date?
+    /// The memory partition of the `.hybrid(t)` composition that stored the entry, nil otherwise.
+    ///
+    /// Byte backends persist it, so `removeEntries(.partition(t))` clears one media type's entries
+    /// from a storage that several partitions share.
+    public var partition: LRUCacheType?
 
     /// Creates metadata; `created` and `lastAccess` default to now.
     public init(
@@ -117,7 +122,8 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
         lastModified: String? = nil,
         contentType: String? = nil,
         staleWhileRevalidateUntil: Date? = nil,
-        staleIfErrorUntil: Date? = nil
+        staleIfErrorUntil: Date? = nil,
+        partition: LRUCacheType? = nil
     ) {
         self.created = created
         self.lastAccess = lastAccess ?? created
@@ -128,8 +134,12 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
         self.contentType = contentType
         self.staleWhileRevalidateUntil = staleWhileRevalidateUntil
         self.staleIfErrorUntil = staleIfErrorUntil
+        self.partition = partition
     }
 }
+
+// Encoded as its raw value, so persisted metadata reads as the partition's name.
+extension LRUCacheType: Codable {}
 
 /// A decoded object (an image bitmap, a parsed animation) with the memory it occupies.
 public struct DecodedObject: Sendable {

@@ -97,6 +97,15 @@ public final class HybridBackend: TieredCaching {
         try await memory.removeAll()
     }
 
+    /// Removes the selected entries from both: storage first, so a concurrent read cannot bring one
+    /// back to memory.
+    public func removeEntries(_ selection: EntrySelection) async throws {
+        counters.withLock { $0.generation += 1 }
+        try await storage.removeEntries(selection)
+        counters.withLock { $0.generation += 1 }
+        try await memory.removeEntries(selection)
+    }
+
     /// Removes expired entries from both.
     public func removeExpired() async throws {
         try await memory.removeExpired()

@@ -46,6 +46,17 @@ struct LRUList<Key: Hashable, Value> {
         return nodes[slot].value
     }
 
+    /// Replaces the value of an existing `key`, keeping its place in the order and its cost;
+    /// returns false if `key` is absent.
+    ///
+    /// - Complexity: O(1)
+    @discardableResult
+    mutating func replaceValueInPlace(_ value: Value, forKey key: Key) -> Bool {
+        guard let slot = slots[key] else { return false }
+        nodes[slot].value = value
+        return true
+    }
+
     /// Inserts or replaces the value for `key` as the most recently used; returns the old value.
     ///
     /// - Complexity: O(1) amortized

@@ -157,17 +157,29 @@ public final class MemoryCache: DecodedObjectCaching {
     /// - Complexity: O(n)
     public func removeExpired() {
         let date = now()
+        removeEntries { _, entry in entry.isExpired(at: date) }
+    }
+
+    /// Removes the entries `selection` takes.
+    ///
+    /// - Complexity: O(n)
+    public func removeEntries(_ selection: EntrySelection) {
+        removeEntries { key, entry in selection.contains(key: key, partition: entry.metadata.partition) }
+    }
+
+    private func removeEntries(where isSelected: (CacheKey, CacheEntry) -> Bool) {
         let removed = state.withLock { state -> [CacheEntry] in
             var removed: [CacheEntry] = []
             for key in state.entries.keysByRecency {
-                if let entry = state.entries.peekValue(forKey: key), entry.isExpired(at: date),
-                    let expired = state._remove(key)
+                if let entry = state.entries.peekValue(forKey: key), isSelected(key, entry),
+                    let selected = state._remove(key)
                 {
-                    removed.append(expired)
+                    removed.append(selected)
                 }
             }
             return removed
         }
+        // Released outside the lock: a decoded object's deinit may be slow.
         withExtendedLifetime(removed) {}
     }
 

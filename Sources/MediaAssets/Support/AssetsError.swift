@@ -30,6 +30,8 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case undecodable(key: CacheKey, url: URL, decoder: String, reason: String)
     /// A pipeline's processor failed on the decoded value of `key`.
     case processingFailed(key: CacheKey, processor: String, reason: String)
+    /// The backend does not implement an optional operation, such as `removeEntries(_:)`.
+    case unsupported(operation: String, backend: String)
 
     public var description: String {
         switch self {
@@ -40,7 +42,9 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "The cache directory \(path) cannot be used: \(Self.clause(reason)). Choose a writable directory."
         case .directoryLocked(let path):
             return "The cache directory \(path) is in use by another DiskCache (a lock is held on "
-                + "\(path)/.lock); give each cache its own directory."
+                + "\(path)/.lock); a DiskCache directory belongs to one process at a time. Give each cache its "
+                + "own directory, or share one cache between processes with SQLiteBackend (one database file) "
+                + "or a Redis backend."
         case .writeFailed(let key, let path, let reason):
             return "Storing '\(key.rawValue.prefix(200))' at \(path) failed: \(reason); the previous entry is intact."
         case .readFailed(let key, let path, let reason):
@@ -66,6 +70,9 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
                 + "\(decoder): \(Self.clause(reason)); nothing was stored."
         case let .processingFailed(key, processor, reason):
             return "Processing '\(key.rawValue.prefix(200))' with \(processor) failed: \(Self.clause(reason))."
+        case .unsupported(let operation, let backend):
+            return "\(backend) does not support \(operation); implement it in the backend, or remove "
+                + "the entries one key at a time with removeEntry(forKey:)."
         }
     }
 

@@ -22,6 +22,12 @@ final class SQLiteConnection {
             sqlite3_close_v2(opened)
             throw SQLiteError.cannotOpen(path: path, code: status, message: message)
         }
+        // SQLite falls back to read-only when it cannot open the file for writing; the first write
+        // would then fail as a vague "disk I/O error", so say what it is now.
+        guard sqlite3_db_readonly(opened, "main") != 1 else {
+            sqlite3_close_v2(opened)
+            throw SQLiteError.readOnly(path: path)
+        }
         handle = opened
     }
 

@@ -83,6 +83,16 @@ final class SQLiteStatement {
         try check(status)
     }
 
+    /// Binds `bytes` as a BLOB (copied).
+    func bindBlob(_ bytes: [UInt8], at index: Int32) throws {
+        let status = bytes.withUnsafeBytes { buffer in
+            buffer.isEmpty
+                ? sqlite3_bind_zeroblob(handle, index, 0)
+                : sqlite3_bind_blob64(handle, index, buffer.baseAddress, UInt64(buffer.count), csqlite_transient())
+        }
+        try check(status)
+    }
+
     /// Binds `bytes` as a BLOB without copying; the caller keeps them alive until the reset.
     func bindBlobNoCopy(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {

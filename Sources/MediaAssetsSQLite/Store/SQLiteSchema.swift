@@ -10,17 +10,32 @@ import Foundation
 enum SQLiteSchema {
     /// "MASQ": marks the file as a MediaAssets SQLite cache (`PRAGMA application_id`).
     static let applicationID: Int64 = 0x4D41_5351
-    /// The layout version this code reads and writes (`PRAGMA user_version`).
-    static let version: Int64 = 1
+    /// The layout version this code reads and writes (`PRAGMA user_version`). Version 1 files (no
+    /// `partition_name` column) are upgraded in place when opened.
+    static let version: Int64 = 2
+
+    /// The pages of a database holding no entries: the header page, the table and its four indexes.
+    static let emptyPages = 6
 
     /// The `entries` table's columns, in order, with their declared types.
     ///
-    /// `data` is last so that reading `size` or the dates never touches a blob's overflow pages.
-    static let columns: [(name: String, type: String)] = [
+    /// `data` comes after the columns that sweeps and sums read, so that reading `size` or the dates
+    /// never touches a blob's overflow pages. `partition_name` (version 2) follows it because
+    /// `ALTER TABLE` appends; removing a partition finds its rows through an index, not the column.
+    static let columns: [(name: String, type: String)] = versionOneColumns + [("partition_name", "TEXT")]
+
+    private static let versionOneColumns: [(name: String, type: String)] = [
         ("key", "BLOB"), ("size", "INTEGER"), ("created", "REAL"), ("last_access", "REAL"),
         ("expires", "REAL"), ("fresh_until", "REAL"), ("etag", "TEXT"), ("last_modified", "TEXT"),
         ("content_type", "TEXT"), ("data", "BLOB"),
     ]
+
+    /// Upgrades a version 1 file: adds the partition column and its index.
+    static let upgradeFromVersionOne = """
+        ALTER TABLE entries ADD COLUMN partition_name TEXT;
+        CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
+        PRAGMA user_version = \(version);
+        """
 
     /// Creates the schema; dates are `timeIntervalSinceReferenceDate` (REAL), so they round-trip exactly.
     ///
@@ -30,9 +45,6 @@ enum SQLiteSchema {
     /// 1 MiB chunk 64 instead of 256 (CPU time measured against 4 KiB pages: 16 KiB hits ~25 %
     /// cheaper and stores ~20 % dearer; 1 MiB hits ~20 % and stores ~40 % cheaper).
     static let creation = """
-        PRAGMA page_size = 16384;
-        PRAGMA journal_mode = WAL;
-        BEGIN IMMEDIATE;
         CREATE TABLE entries (
             key BLOB PRIMARY KEY NOT NULL,
             size INTEGER NOT NULL CHECK (size >= 0 AND size = length(data)),
@@ -43,46 +55,65 @@ enum SQLiteSchema {
             etag TEXT,
             last_modified TEXT,
             content_type TEXT,
-            data BLOB NOT NULL
+            data BLOB NOT NULL,
+            partition_name TEXT
         );
         CREATE INDEX entries_by_last_access ON entries (last_access, size);
         CREATE INDEX entries_by_expiry ON entries (expires) WHERE expires IS NOT NULL;
+        CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
         PRAGMA application_id = \(applicationID);
         PRAGMA user_version = \(version);
-        COMMIT;
         """
 
-    /// Checks that the file at `connection` is ours (creating the schema in a new file) and sets
-    /// the connection up: an exclusive lock, WAL, `synchronous = NORMAL`.
+    /// Checks that the file at `connection` is ours (creating the schema in a new file, upgrading
+    /// an older one) and sets the connection up: WAL, `synchronous = NORMAL`.
+    ///
+    /// Several processes may open one file at once: nothing is locked beyond a transaction, and a
+    /// new or older file is created or upgraded under the write lock after deciding again, so two
+    /// processes opening a new file at the same moment create its schema once.
     ///
     /// - Throws: `SQLiteError.notADatabase`, `.foreignDatabase`, `.newerSchemaVersion` or `.locked`,
     ///   each before anything is written to the file.
     static func prepare(_ connection: SQLiteConnection) throws {
-        // The first read takes the lock and keeps it until close: one backend owns the file, so the
-        // sizes it keeps in memory stay true, and WAL needs no shared-memory file.
-        try connection.execute("PRAGMA locking_mode = EXCLUSIVE", operation: "take the database lock")
+        // Only reads until the file is known to be ours (or empty).
         let found = try classifyingOpenErrors(connection) { try inspect(connection) }
-        switch found {
-        case .empty:
+        if found == .empty {
+            // Takes effect only before the first table; 16 KiB pages suit media (see `creation`).
+            try connection.execute("PRAGMA page_size = 16384", operation: "set the page size")
+        }
+        try classifyingOpenErrors(connection) {
+            try connection.execute("PRAGMA journal_mode = WAL", operation: "enable write-ahead logging")
+        }
+        if found != .ours {
+            try classifyingOpenErrors(connection) {
+                try connection.execute("BEGIN IMMEDIATE", operation: "lock the file to set it up")
+            }
             do {
-                try connection.execute(creation, operation: "create the cache schema")
+                // Another process may have set the file up meanwhile: decide again under the lock.
+                switch try inspect(connection) {
+                case .empty: try connection.execute(creation, operation: "create the cache schema")
+                case .versionOne: try connection.execute(upgradeFromVersionOne, operation: "upgrade the cache schema")
+                case .ours: break
+                }
+                try connection.execute("COMMIT", operation: "commit the cache schema")
             } catch {
                 try? connection.execute("ROLLBACK", operation: "roll back the schema")
                 throw error
             }
-        case .ours:
-            try connection.execute("PRAGMA journal_mode = WAL", operation: "enable write-ahead logging")
         }
         // WAL with NORMAL syncs at checkpoints, not at every commit: a crash keeps the file
         // consistent and may lose the last writes, which a cache can refetch.
         try connection.execute("PRAGMA synchronous = NORMAL", operation: "set the sync mode")
-        // After a large entry grew the WAL, a checkpoint cuts it back instead of keeping the space.
-        try connection.execute("PRAGMA journal_size_limit = 33554432", operation: "limit the WAL size")
+        // The store checkpoints and truncates the WAL itself (see SQLiteDiskBudget); this bounds it
+        // when a checkpoint runs another way.
+        try connection.execute("PRAGMA journal_size_limit = 4194304", operation: "limit the WAL size")
     }
 
     private enum Contents {
         case empty
         case ours
+        /// Ours, in the layout before partitions.
+        case versionOne
     }
 
     /// Reads the header and the schema, and decides; never writes.
@@ -104,17 +135,19 @@ enum SQLiteSchema {
                 path: path, version: Int32(clamping: version), supportedVersion: Int32(clamping: Self.version)
             )
         }
-        guard version == Self.version else { return try foreign(path, "schema version \(version) is unknown") }
+        guard version == Self.version || version == 1 else {
+            return try foreign(path, "schema version \(version) is unknown")
+        }
         let operation = "read the schema"
         let names = try connection.strings("SELECT name FROM pragma_table_info('entries')", operation: operation)
         let types = try connection.strings("SELECT type FROM pragma_table_info('entries')", operation: operation)
-        let expected = columns.map { "\($0.name) \($0.type)" }
+        let expected = (version == 1 ? versionOneColumns : columns).map { "\($0.name) \($0.type)" }
         let actual = zip(names, types).map { "\($0) \($1.uppercased())" }
         guard actual == expected else {
             let described = actual.isEmpty ? "no entries table" : "entries(\(actual.joined(separator: ", ")))"
             return try foreign(path, "\(described), expected entries(\(expected.joined(separator: ", ")))")
         }
-        return .ours
+        return version == 1 ? .versionOne : .ours
     }
 
     private static func foreign(_ path: String, _ detail: String) throws -> Contents {

@@ -5,37 +5,45 @@ extension SQLiteStore {
     /// A row's identity and size, as deletes report them.
     typealias Row = (rowID: Int64, size: Int)
 
-    /// Stores `entry` in one transaction: delete the old row, insert the new one, and if the limit
-    /// is passed, evict least recently used rows down to the low-water mark. On any failure the
-    /// transaction rolls back, so the old row is still there.
+    /// Stores `entry` in one transaction: delete the old row, make room (evicting least recently
+    /// used rows while the data would pass the limit or the pages their budget), insert the new row.
+    /// On any failure the transaction rolls back, so the old row is still there; a full filesystem
+    /// is recovered from once (see `recoveringFromFullDisk`).
     func writeEntry(_ entry: CacheEntry, forKey key: CacheKey) throws {
         let statements = try openStatements()
         let size = entry.data.count
-        guard size <= configuration.sizeLimit else {
+        let pages = budget.estimatedPages(size: size, keyLength: key.rawValue.utf8.count)
+        guard size <= configuration.sizeLimit, pages <= budget.databasePages - SQLiteSchema.emptyPages else {
             // Too large to keep: drop the older entry too, so a read never returns stale bytes.
             counters.rejectedTooLarge += 1
             try removeEntry(forKey: key)
             return
         }
+        try recoveringFromFullDisk(incomingBytes: size) {
+            try writeEntryOnce(entry, forKey: key, pages: pages, statements)
+        }
+        checkpointIfWALOverBudget()
+    }
+
+    private func writeEntryOnce(_ entry: CacheEntry, forKey key: CacheKey, pages: Int, _ statements: Statements) throws {
         let now = configuration.now().timeIntervalSinceReferenceDate
-        // A sweep orders rows by last_access, so pending reads are saved first, in the same transaction.
-        let savedAccess = size > configuration.sizeLimit - totalBytes ? unsavedAccess : [:]
+        var savedAccess: [Int64: Date] = [:]
         var replaced: Row?
         var evicted: [Row] = []
         try transaction(statements) {
-            try saveAccessTimes(savedAccess, statements)
             replaced = try deleteRow(forKey: key, statements)
+            var room = Room(dataBytes: totalBytes - (replaced?.size ?? 0), incomingBytes: entry.data.count, incomingPages: pages)
+            evicted = try makeRoom(&room, keeping: nil, savingAccess: &savedAccess, statements)
             try insert(entry, forKey: key, lastAccess: now, statements)
-            let projected = totalBytes - (replaced?.size ?? 0) + size
-            if projected > configuration.sizeLimit {
-                evicted = try evictLeastRecent(from: projected, keeping: connection.lastInsertRowID, statements)
-            }
+            // The page estimate may be low: check what the insert really used.
+            room = Room(dataBytes: room.dataBytes + entry.data.count, incomingBytes: 0, incomingPages: 0)
+            evicted += try makeRoom(&room, keeping: connection.lastInsertRowID, savingAccess: &savedAccess, statements)
         }
         // Committed: the in-memory state follows the file.
-        for rowID in savedAccess.keys { unsavedAccess[rowID] = nil }
+        unsavedAccess.forget(saved: savedAccess)
         if let replaced { forget(replaced) }
         for row in evicted { forget(row) }
-        totalBytes += size
+        totalBytes += entry.data.count
         count += 1
         counters.writes += 1
         counters.evictions += evicted.count
@@ -44,17 +52,19 @@ extension SQLiteStore {
     /// Deletes the row for `key`, if any.
     func removeEntry(forKey key: CacheKey) throws {
         let statements = try openStatements()
-        if let removed = try deleteRow(forKey: key, statements) { forget(removed) }
+        let removed = try recoveringFromFullDisk { try deleteRow(forKey: key, statements) }
+        if let removed { forget(removed) }
+        checkpointIfWALOverBudget()
     }
 
     /// Deletes every row, then shrinks the file (`VACUUM` of an empty table is quick, and spares
     /// every write the cost of `auto_vacuum` bookkeeping).
     func removeAll() throws {
         let statements = try openStatements()
-        try statements.deleteAll.withReset { try $0.run() }
+        try recoveringFromFullDisk { try statements.deleteAll.withReset { try $0.run() } }
         totalBytes = 0
         count = 0
-        unsavedAccess.removeAll()
+        unsavedAccess.forgetAll()
         // Only the file's size depends on this: a failure leaves free pages for later writes.
         try? connection.execute("VACUUM", operation: "shrink the file")
     }
@@ -63,43 +73,61 @@ extension SQLiteStore {
     func removeExpired() throws {
         let statements = try openStatements()
         let now = configuration.now().timeIntervalSinceReferenceDate
-        let removed = try statements.deleteExpired.withReset { delete -> [Row] in
-            try delete.bind(now, at: 1)
-            var rows: [Row] = []
-            while try delete.step() { rows.append((delete.int64(at: 0), Int(delete.int64(at: 1)))) }
-            return rows
+        let removed = try recoveringFromFullDisk {
+            try statements.deleteExpired.withReset { delete -> [Row] in
+                try delete.bind(now, at: 1)
+                var rows: [Row] = []
+                while try delete.step() { rows.append((delete.int64(at: 0), Int(delete.int64(at: 1)))) }
+                return rows
+            }
         }
         for row in removed { forget(row) }
+        checkpointIfWALOverBudget()
     }
 
     /// Writes the access times that reads recorded in memory, as one transaction of UPDATEs.
     func flushAccessTimes() throws {
-        isFlushScheduled = false
-        guard !unsavedAccess.isEmpty else { return }
         let statements = try openStatements()
-        let pending = unsavedAccess
         // Access times only order evictions: a batch that cannot be saved is dropped, not retried
-        // forever, so a failing disk cannot make the dictionary grow without bound.
-        unsavedAccess.removeAll(keepingCapacity: true)
+        // forever, so a failing disk cannot make the batch grow without bound.
+        let pending = unsavedAccess.take()
+        guard !pending.isEmpty else { return }
         try transaction(statements) { try saveAccessTimes(pending, statements) }
     }
 
-    /// Evicts least recently used rows until the total is at the low-water mark; runs at open (when
-    /// the limit was lowered since the file was written), before any read has recorded an access.
+    /// Evicts least recently used rows until the data and the pages are within their limits; runs
+    /// at open (the limit may have been lowered since the file was written).
     func sweep() throws {
         let statements = try openStatements()
         var evicted: [Row] = []
-        try transaction(statements) { evicted = try evictLeastRecent(from: totalBytes, keeping: nil, statements) }
+        var savedAccess: [Int64: Date] = [:]
+        try transaction(statements) {
+            var room = Room(dataBytes: totalBytes, incomingBytes: 0, incomingPages: 0)
+            evicted = try makeRoom(&room, keeping: nil, savingAccess: &savedAccess, statements)
+        }
+        unsavedAccess.forget(saved: savedAccess)
+        for row in evicted { forget(row) }
+        counters.evictions += evicted.count
+    }
+
+    /// Evicts least recently used rows of about `bytes` in their own transaction: a full filesystem
+    /// gets room for a store that failed.
+    func evictForFullDisk(bytes: Int) throws {
+        let statements = try openStatements()
+        var evicted: [Row] = []
+        try transaction(statements) { evicted = try evictLeastRecent(freeing: bytes, keeping: nil, statements) }
         for row in evicted { forget(row) }
         counters.evictions += evicted.count
     }
 
     // MARK: Steps of the operations above
 
-    /// Runs `body` between BEGIN IMMEDIATE and COMMIT, rolling back if anything throws.
+    /// Runs `body` between BEGIN IMMEDIATE and COMMIT, rolling back if anything throws. Under the
+    /// write lock, the totals are first brought up to date with other processes' writes.
     private func transaction(_ statements: Statements, _ body: () throws -> Void) throws {
         try statements.begin.withReset { try $0.run() }
         do {
+            try refreshTotalsIfChangedElsewhere()
             try body()
             try statements.commit.withReset { try $0.run() }
         } catch {
@@ -136,6 +164,7 @@ extension SQLiteStore {
             try insert.bind(metadata.etag, at: 7)
             try insert.bind(metadata.lastModified, at: 8)
             try insert.bind(metadata.contentType, at: 9)
+            try insert.bind(metadata.partition?.rawValue, at: 11)
             // Bound without a copy: the bytes stay alive until the step below has written them.
             try entry.data.withUnsafeBytes { bytes in
                 try insert.bindBlobNoCopy(bytes, at: 10)
@@ -144,30 +173,66 @@ extension SQLiteStore {
         }
     }
 
-    private func saveAccessTimes(_ times: [Int64: Double], _ statements: Statements) throws {
+    private func saveAccessTimes(_ times: [Int64: Date], _ statements: Statements) throws {
         for (rowID, lastAccess) in times {
             try statements.updateLastAccess.withReset { update in
                 try update.bind(rowID, at: 1)
-                try update.bind(lastAccess, at: 2)
+                try update.bind(lastAccess.timeIntervalSinceReferenceDate, at: 2)
                 try update.run()
             }
         }
     }
 
-    /// Deletes least recently used rows (never `keptRowID`) until `bytes` is at the low-water mark.
+    /// What a write is making room for: the data held without it, and its bytes and pages.
+    struct Room {
+        var dataBytes: Int
+        var incomingBytes: Int
+        var incomingPages: Int
+    }
+
+    /// Evicts least recently used rows (never `keptRowID`) while the data plus the incoming bytes
+    /// pass the limit, or the used pages plus the incoming pages pass the page budget; each sweep
+    /// goes down to the low-water marks. Pending access times are saved first, since they order it.
+    private func makeRoom(
+        _ room: inout Room, keeping keptRowID: Int64?, savingAccess savedAccess: inout [Int64: Date],
+        _ statements: Statements
+    ) throws -> [Row] {
+        var evicted: [Row] = []
+        while true {
+            let dataNeeded = room.dataBytes + room.incomingBytes
+            let pagesNeeded = try usedPages() + room.incomingPages
+            let dataOver = dataNeeded > configuration.sizeLimit
+            let pagesOver = pagesNeeded > budget.databasePages
+            guard dataOver || pagesOver else { return evicted }
+            if savedAccess.isEmpty, unsavedAccess.count > 0 {
+                savedAccess = unsavedAccess.pending
+                try saveAccessTimes(savedAccess, statements)
+            }
+            let dataToFree = dataOver ? dataNeeded - configuration.lowWaterMark : 0
+            let pagesToFree = pagesOver ? pagesNeeded - budget.lowWaterPages : 0
+            let batch = try evictLeastRecent(
+                freeing: max(dataToFree, pagesToFree * budget.pageSize), keeping: keptRowID, statements
+            )
+            guard !batch.isEmpty else { return evicted }
+            evicted += batch
+            room.dataBytes -= batch.reduce(0) { $0 + $1.size }
+        }
+    }
+
+    /// Deletes least recently used rows (never `keptRowID`) until at least `bytes` of data are freed.
     private func evictLeastRecent(
-        from bytes: Int, keeping keptRowID: Int64?, _ statements: Statements
+        freeing bytes: Int, keeping keptRowID: Int64?, _ statements: Statements
     ) throws -> [Row] {
         var victims: [Row] = []
-        var remaining = bytes
+        var freed = 0
         // Collect first, delete after: a query should not walk rows its own connection is deleting.
         try statements.selectLeastRecent.withReset { query in
-            while remaining > configuration.lowWaterMark, try query.step() {
+            while freed < max(bytes, 1), try query.step() {
                 let rowID = query.int64(at: 0)
                 guard rowID != keptRowID else { continue }
                 let size = Int(query.int64(at: 1))
                 victims.append((rowID, size))
-                remaining -= size
+                freed += size
             }
         }
         for victim in victims {
@@ -179,8 +244,8 @@ extension SQLiteStore {
         return victims
     }
 
-    private func forget(_ row: Row) {
-        unsavedAccess[row.rowID] = nil
+    func forget(_ row: Row) {
+        unsavedAccess.forget(row.rowID)
         totalBytes -= row.size
         count -= 1
     }

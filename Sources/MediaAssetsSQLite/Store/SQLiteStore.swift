@@ -16,6 +16,10 @@ final class SQLiteStore {
         let deleteAll: SQLiteStatement
         let updateLastAccess: SQLiteStatement
         let selectLeastRecent: SQLiteStatement
+        let sums: SQLiteStatement
+        let dataVersion: SQLiteStatement
+        let pageCount: SQLiteStatement
+        let freelistCount: SQLiteStatement
         let begin: SQLiteStatement
         let commit: SQLiteStatement
         let rollback: SQLiteStatement
@@ -24,14 +28,15 @@ final class SQLiteStore {
             select = try connection.prepare(
                 """
                 SELECT rowid, size, created, last_access, expires, fresh_until, etag, last_modified,
-                    content_type, data FROM entries WHERE key = ?1
+                    content_type, data, partition_name FROM entries WHERE key = ?1
                 """,
                 operation: "read an entry"
             )
             insert = try connection.prepare(
                 """
                 INSERT INTO entries (key, size, created, last_access, expires, fresh_until, etag,
-                    last_modified, content_type, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                    last_modified, content_type, data, partition_name)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                 """,
                 operation: "store an entry"
             )
@@ -50,6 +55,14 @@ final class SQLiteStore {
                 "SELECT rowid, size FROM entries INDEXED BY entries_by_last_access ORDER BY last_access",
                 operation: "find least recently used entries"
             )
+            // Reads only the small (last_access, size) index, not the rows.
+            sums = try connection.prepare(
+                "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries INDEXED BY entries_by_last_access",
+                operation: "sum the cache's size"
+            )
+            dataVersion = try connection.prepare("PRAGMA data_version", operation: "check for other writers")
+            pageCount = try connection.prepare("PRAGMA page_count", operation: "count the file's pages")
+            freelistCount = try connection.prepare("PRAGMA freelist_count", operation: "count the free pages")
             begin = try connection.prepare("BEGIN IMMEDIATE", operation: "begin a transaction")
             commit = try connection.prepare("COMMIT", operation: "commit a transaction")
             rollback = try connection.prepare("ROLLBACK", operation: "roll back a transaction")
@@ -58,7 +71,7 @@ final class SQLiteStore {
         var all: [SQLiteStatement] {
             [
                 select, insert, deleteByKey, deleteByRowID, deleteExpired, deleteAll, updateLastAccess,
-                selectLeastRecent, begin, commit, rollback,
+                selectLeastRecent, sums, dataVersion, pageCount, freelistCount, begin, commit, rollback,
             ]
         }
     }
@@ -69,16 +82,22 @@ final class SQLiteStore {
     /// Nil once closed.
     private(set) var statements: Statements?
 
-    /// The sum of `size` over all rows, kept in memory so that no write needs a scan.
+    /// The sum of `size` over all rows, kept in memory so that no write needs a scan; summed again
+    /// (from an index) when another process has written the file.
     var totalBytes = 0
     /// The number of rows.
     var count = 0
     /// Hits, misses, writes, evictions and rejections since open.
     var counters = CacheStatistics()
     /// Reads not yet written to `last_access`: rowid → time (seconds since the reference date).
-    var unsavedAccess: [Int64: Double] = [:]
-    /// Whether a background save of `unsavedAccess` is queued.
-    var isFlushScheduled = false
+    var unsavedAccess: AccessTimeBatch<Int64>
+    /// `PRAGMA data_version` when the totals were last summed: it moves when another connection
+    /// (another process) commits, and only then.
+    private var seenDataVersion: Int64?
+    /// How the size limit is shared among the files (set at open, from the file's page size).
+    private(set) var budget: SQLiteDiskBudget
+    /// Whether the reserve file (released on a full filesystem) is in place.
+    var hasReserve = false
     /// Test hook: the next store fails inside its transaction, after the old row was deleted.
     var failsNextWrite = false
 
@@ -86,29 +105,39 @@ final class SQLiteStore {
     init(configuration: SQLiteBackend.Configuration, path: String) throws {
         self.configuration = configuration
         self.path = path
+        unsavedAccess = AccessTimeBatch(threshold: configuration.accessTimeBatchSize)
         connection = try SQLiteConnection(path: path)
         connection.setBusyTimeout(configuration.busyTimeout)
         try SQLiteSchema.prepare(connection)
-        // Reads only the small (last_access, size) index, not the rows.
-        let sums = try connection.prepare(
-            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries INDEXED BY entries_by_last_access",
-            operation: "load the cache's size"
+        let pageSize = try connection.integers("PRAGMA page_size", operation: "read the page size").first ?? 4_096
+        budget = SQLiteDiskBudget(
+            sizeLimit: configuration.sizeLimit, lowWaterFraction: configuration.lowWaterFraction, pageSize: Int(pageSize)
         )
-        defer { sums.finalize() }
-        (count, totalBytes) = try SQLiteSchema.classifyingOpenErrors(connection) {
-            try sums.withReset { query in
-                try query.step()
-                return (Int(query.int64(at: 0)), Int(query.int64(at: 1)))
-            }
-        }
         statements = try Statements(connection)
-        if totalBytes > configuration.sizeLimit {
-            // The limit was lowered since the file was written.
-            try sweep()
-        }
+        try SQLiteSchema.classifyingOpenErrors(connection) { try refreshTotalsIfChangedElsewhere() }
+        restoreReserveIfMissing()
+        // The limit may have been lowered since the file was written.
+        try sweep()
+        checkpointIfWALOverBudget()
     }
 
     deinit { close() }
+
+    /// Sums the count and size again if another connection has committed since they were last
+    /// summed; writes call it inside their transaction, so their eviction sees every process's rows.
+    func refreshTotalsIfChangedElsewhere() throws {
+        let statements = try openStatements()
+        let version = try statements.dataVersion.withReset { query -> Int64 in
+            try query.step()
+            return query.int64(at: 0)
+        }
+        guard version != seenDataVersion else { return }
+        (count, totalBytes) = try statements.sums.withReset { query in
+            try query.step()
+            return (Int(query.int64(at: 0)), Int(query.int64(at: 1)))
+        }
+        seenDataVersion = version
+    }
 
     /// The statements, or `AssetsError.closed` after `close()`.
     func openStatements() throws -> Statements {
@@ -137,7 +166,8 @@ final class SQLiteStore {
                 freshUntil: query.optionalDouble(at: 5).map(Date.init(timeIntervalSinceReferenceDate:)),
                 etag: query.text(at: 6),
                 lastModified: query.text(at: 7),
-                contentType: query.text(at: 8)
+                contentType: query.text(at: 8),
+                partition: query.text(at: 10).map(LRUCacheType.init(rawValue:))
             )
             return (query.int64(at: 0), CacheEntry(data: data, metadata: metadata))
         }
@@ -152,16 +182,14 @@ final class SQLiteStore {
             return (nil, false)
         }
         counters.hits += 1
-        unsavedAccess[found.rowID] = now.timeIntervalSinceReferenceDate
-        let needsFlush = unsavedAccess.count >= configuration.accessTimeBatchSize && !isFlushScheduled
-        if needsFlush { isFlushScheduled = true }
-        return (entry, needsFlush)
+        return (entry, unsavedAccess.record(found.rowID, at: now))
     }
 
     // MARK: Statistics, invariants, closing
 
     /// The counters with the current count and size; cost is bytes.
     func snapshot() -> CacheStatistics {
+        try? refreshTotalsIfChangedElsewhere()
         var statistics = counters
         statistics.count = count
         statistics.bytes = totalBytes
@@ -170,15 +198,17 @@ final class SQLiteStore {
     }
 
     /// Checks the in-memory sums against the table, the size limit, and the file's structure.
+    ///
+    /// Pending access times are not checked against the rows: another process may evict a row this
+    /// one read, and saving its time later updates nothing.
     func checkInvariants() throws {
         guard statements != nil else { return }
+        try refreshTotalsIfChangedElsewhere()
         let rows = try connection.integers("SELECT COUNT(*) FROM entries", operation: "count entries")
         let bytes = try connection.integers("SELECT COALESCE(SUM(size), 0) FROM entries", operation: "sum sizes")
         precondition(rows.first == Int64(count), "SQLiteBackend count \(count) differs from the table's \(rows)")
         precondition(bytes.first == Int64(totalBytes), "SQLiteBackend size \(totalBytes) differs from \(bytes)")
         precondition(totalBytes <= configuration.sizeLimit, "SQLiteBackend over its size limit")
-        let ids = try connection.integers("SELECT rowid FROM entries", operation: "list entries")
-        precondition(Set(unsavedAccess.keys).isSubset(of: Set(ids)), "an unsaved access time has no row")
         let check = try connection.strings("PRAGMA quick_check", operation: "check the file")
         precondition(check == ["ok"], "SQLite quick_check: \(check)")
     }

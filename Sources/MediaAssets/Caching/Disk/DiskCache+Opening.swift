@@ -6,17 +6,7 @@ import Glibc
 extension DiskCache {
     /// Creates the directory (mode 0700) and takes its lock file; returns the lock's descriptor.
     static func openAndLock(directory path: String) throws -> Int32 {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw AssetsError.directoryUnavailable(path: path, reason: describe(error))
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw AssetsError.directoryUnavailable(path: path, reason: "it is not a directory")
-        }
+        try PrivateDirectory.create(path)
         let lockPath = path + "/.lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -51,14 +41,17 @@ extension DiskCache {
         }
         found.sort { $0.lastAccess < $1.lastAccess }
         let lowWater = lowWaterMark
-        let evicted = state.withLock { index -> [String] in
+        let evicted = state.withLock { index -> [DiskIndex.Evicted] in
             for file in found {
-                index._insert(file.name, size: file.size, lastAccess: file.lastAccess, expiry: .unknown, inode: file.inode)
+                index._insert(
+                    file.name, size: file.size, lastAccess: file.lastAccess, expiry: .unknown, identity: nil,
+                    inode: file.inode
+                )
             }
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             return index._evict(downTo: lowWater)
         }
-        for name in evicted { unlink(filePath(name)) }
+        deleteEvictedFiles(evicted)
     }
 
     var lowWaterMark: Int {
@@ -68,8 +61,4 @@ extension DiskCache {
     }
 
     static let temporarySuffix = ".tmp"
-
-    private static func describe(_ error: Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
-    }
 }

@@ -75,7 +75,8 @@ extension DiskCache {
             )
             adopted = true
         }
-        recordHit(name, at: now, expiry: DiskIndex.Expiry(metadata.expires), inode: UInt64(info.st_ino))
+        let identity = DiskIndex.Identity(key: key, partition: metadata.partition)
+        recordHit(name, at: now, expiry: DiskIndex.Expiry(metadata.expires), identity: identity, inode: UInt64(info.st_ino))
         return CacheEntry(data: data, metadata: metadata)
     }
 
@@ -84,15 +85,12 @@ extension DiskCache {
         return nil
     }
 
-    private func recordHit(_ name: String, at date: Date, expiry: DiskIndex.Expiry, inode: UInt64) {
+    private func recordHit(
+        _ name: String, at date: Date, expiry: DiskIndex.Expiry, identity: DiskIndex.Identity, inode: UInt64
+    ) {
         let shouldSave = state.withLock { index -> Bool in
             index.statistics.hits += 1
-            _ = index._touch(name, at: date, expiry: expiry, inode: inode)
-            guard index.unsavedAccess.count >= configuration.accessTimeBatchSize, !index.isFlushScheduled else {
-                return false
-            }
-            index.isFlushScheduled = true
-            return true
+            return index._touch(name, at: date, expiry: expiry, identity: identity, inode: inode)
         }
         if shouldSave {
             writeQueue.async { [self] in saveAccessTimes() }
@@ -111,8 +109,7 @@ extension DiskCache {
             guard let opened = try? POSIX.status(pinned), let current = POSIX.status(path: filePath(name)),
                 current.st_ino == opened.st_ino, current.st_dev == opened.st_dev
             else { return }
-            unlink(filePath(name))
-            _ = state.withLock { $0._remove(name) }
+            try? removeFile(named: name)
         }
     }
 }

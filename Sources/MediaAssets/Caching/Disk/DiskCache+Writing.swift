@@ -42,28 +42,40 @@ extension DiskCache {
         }
 
         let lowWater = lowWaterMark
-        let evicted = state.withLock { index -> [String] in
+        let evicted = state.withLock { index -> [DiskIndex.Evicted] in
             index.statistics.writes += 1
             let expiry = DiskIndex.Expiry(entry.metadata.expires)
-            index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, inode: inode)
+            let identity = DiskIndex.Identity(key: key, partition: entry.metadata.partition)
+            index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, identity: identity, inode: inode)
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             // Sweep to the low-water mark, but never evict the entry just written.
             var evicted = index._evict(downTo: lowWater)
-            if let position = evicted.firstIndex(of: name) {
+            if let position = evicted.firstIndex(where: { $0.name == name }) {
                 evicted.remove(at: position)
                 index.statistics.evictions -= 1
-                index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, inode: inode)
+                index._insert(name, size: fileSize, lastAccess: now, expiry: expiry, identity: identity, inode: inode)
             }
             return evicted
         }
-        for evictedName in evicted { unlink(filePath(evictedName)) }
+        deleteEvictedFiles(evicted)
     }
 
-    /// Removes the file `name` and its record; a missing file is not an error.
+    /// Removes the file `name`, then its record; a missing file is not an error. A file that cannot
+    /// be removed keeps its record, so the index still agrees with the disk.
     func removeFile(named name: String) throws {
-        _ = state.withLock { $0._remove(name) }
         if unlink(filePath(name)) != 0, errno != ENOENT {
             throw AssetsError.removeFailed(path: filePath(name), reason: errnoDescription())
+        }
+        _ = state.withLock { $0._remove(name) }
+    }
+
+    /// Deletes the files of records the index evicted; a file that cannot be deleted gets its record
+    /// back (at the least recent end), so the index keeps describing the disk.
+    func deleteEvictedFiles(_ evicted: [DiskIndex.Evicted]) {
+        let kept = evicted.filter { unlink(filePath($0.name)) != 0 && errno != ENOENT }
+        guard !kept.isEmpty else { return }
+        state.withLock { index in
+            for file in kept { index._restore(file) }
         }
     }
 
@@ -99,16 +111,7 @@ extension DiskCache {
             }
         }
         for (name, knownExpiry) in candidates {
-            var expiry = knownExpiry
-            if expiry == .unknown {
-                expiry = readExpiry(name)
-                state.withLock { index in
-                    if var record = index.records.peekValue(forKey: name) {
-                        record.expiry = expiry
-                        index.records.setValue(record, forKey: name, cost: record.size)
-                    }
-                }
-            }
+            let expiry = knownExpiry == .unknown ? learnHeader(name)?.expiry ?? .unknown : knownExpiry
             if case .at(let date) = expiry, date <= now {
                 try removeFile(named: name)
             }
@@ -117,31 +120,7 @@ extension DiskCache {
 
     /// Writes unsaved last-access times to the files' modification times.
     func saveAccessTimes() {
-        let pending = state.withLock { index -> [(String, Date)] in
-            index.isFlushScheduled = false
-            defer { index.unsavedAccess.removeAll(keepingCapacity: true) }
-            return index.unsavedAccess.compactMap { name in
-                index.records.peekValue(forKey: name).map { (name, $0.lastAccess) }
-            }
-        }
+        let pending = state.withLock { $0.unsavedAccess.take() }
         for (name, date) in pending { POSIX.setModificationTime(path: filePath(name), date) }
-    }
-
-    /// Reads just the header of `name` to learn its expiry (`.unknown` if it cannot be read).
-    private func readExpiry(_ name: String) -> DiskIndex.Expiry {
-        let descriptor = open(filePath(name), O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .unknown }
-        defer { POSIX.closeDescriptor(descriptor) }
-        var prefix = [UInt8](repeating: 0, count: EntryFile.fixedHeaderLength)
-        let count = prefix.withUnsafeMutableBytes { buffer in
-            (try? POSIX.read(descriptor, into: buffer.baseAddress!, count: buffer.count, offset: 0)) ?? 0
-        }
-        guard count == EntryFile.fixedHeaderLength,
-            (try? prefix.withUnsafeBytes { try EntryFile.declaredHeaderLength($0) }) != nil
-        else { return .unknown }
-        let seconds = prefix.withUnsafeBytes {
-            Double(bitPattern: UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 40, as: UInt64.self)))
-        }
-        return seconds.isFinite ? .at(Date(timeIntervalSinceReferenceDate: seconds)) : .never
     }
 }

@@ -16,8 +16,10 @@ import Synchronization
 /// - The size limit holds after every write: a write that passes it evicts least recently used
 ///   files down to the low-water mark.
 /// - An in-memory index (size, last access) is rebuilt at open from `stat` of the files, without
-///   reading them; misses are answered from it without touching the disk. Last-access times stay in memory and are written to the files' modification
-///   times lazily (in batches, and on `flushAccessTimes()` and deinit) — never a write per read.
+///   reading them; misses are answered from it without touching the disk. Last-access times stay
+///   in memory (an `AccessTimeBatch`, shared with the SQLite backend) and are written to the files'
+///   modification times lazily (in batches, and on `flushAccessTimes()` and deinit) — never a
+///   write per read.
 /// - A lock file (`.lock`, `flock`) makes a second instance on the same directory fail clearly.
 ///   The directory is created with mode 0700; files the cache does not recognise are left alone.
 /// - File work runs on the cache's own dispatch queues (reads concurrent, writes serial), never on
@@ -81,7 +83,7 @@ public final class DiskCache: CacheBackend {
     let path: String
     /// The lock file's descriptor; -1 once closed.
     let lockDescriptor: Mutex<Int32>
-    let state = Mutex(DiskIndex())
+    let state: Mutex<DiskIndex>
     // Default QoS, like the tasks that await them: a queue of another QoS class parks and wakes
     // threads on every hop (about 15 µs a read here, measured).
     let readQueue = DispatchQueue(label: "MediaAssets.DiskCache.read", attributes: .concurrent)
@@ -97,6 +99,7 @@ public final class DiskCache: CacheBackend {
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         self.path = configuration.directory.standardizedFileURL.path
+        self.state = Mutex(DiskIndex(accessTimeBatchSize: configuration.accessTimeBatchSize))
         self.lockDescriptor = Mutex(try Self.openAndLock(directory: path))
         // Built here rather than on a queue, so no read ever waits for it on a pool thread.
         loadIndex()
@@ -133,6 +136,11 @@ public final class DiskCache: CacheBackend {
     /// Removes the file for `key`.
     public func removeEntry(forKey key: CacheKey) async throws {
         try await onQueue(writeQueue) { [self] in try removeFile(named: Self.fileName(for: key)) }
+    }
+
+    /// Removes the entries `selection` takes, from the index and the files' headers (never their bodies).
+    public func removeEntries(_ selection: EntrySelection) async throws {
+        try await onQueue(writeQueue) { [self] in try removeSelectedFiles(selection) }
     }
 
     /// Removes every entry file (files the cache does not recognise stay).
@@ -186,7 +194,7 @@ public final class DiskCache: CacheBackend {
             state.withLock { index in
                 index.records._checkInvariants()
                 precondition(index.totalBytes <= configuration.sizeLimit, "disk cache over its size limit")
-                precondition(index.unsavedAccess.allSatisfy { index.records.peekValue(forKey: $0) != nil })
+                precondition(index.unsavedAccess.pending.keys.allSatisfy { index.records.peekValue(forKey: $0) != nil })
             }
         }
     }

@@ -15,8 +15,9 @@ import Foundation
 ///     40     8  expires (NaN when none)
 ///     48     8  fresh until (NaN when none)
 ///     56     4  ETag length        60  4  Last-Modified length
-///     64     4  content type length 68 4  reserved
-///     72     …  key, ETag, Last-Modified, content type (UTF-8), then the body
+///     64     4  content type length 68 4  partition length (0 for none; 0 in files written before
+///                                           partitions, which therefore read as no partition)
+///     72     …  key, ETag, Last-Modified, content type, partition (UTF-8), then the body
 /// ```
 /// All integers are little-endian. The last-access time is the file's modification time, which
 /// the cache updates lazily. Any mismatch (magic, version, lengths, checksum, key) makes the file
@@ -48,7 +49,9 @@ enum EntryFile {
         let etag = Array((entry.metadata.etag ?? "").utf8)
         let lastModified = Array((entry.metadata.lastModified ?? "").utf8)
         let contentType = Array((entry.metadata.contentType ?? "").utf8)
+        let partition = Array((entry.metadata.partition?.rawValue ?? "").utf8)
         let headerLength = fixedHeaderLength + keyBytes.count + etag.count + lastModified.count + contentType.count
+            + partition.count
         var header = [UInt8]()
         header.reserveCapacity(headerLength)
         header += magic
@@ -64,11 +67,12 @@ enum EntryFile {
         append(UInt32(etag.count), to: &header)
         append(UInt32(lastModified.count), to: &header)
         append(UInt32(contentType.count), to: &header)
-        append(UInt32(0), to: &header)
+        append(UInt32(partition.count), to: &header)
         header += keyBytes
         header += etag
         header += lastModified
         header += contentType
+        header += partition
         let checksum = entry.data.withUnsafeBytes { body in
             XXHash64.hash(body, seed: header.withUnsafeBytes { XXHash64.hash($0) })
         }
@@ -95,7 +99,8 @@ enum EntryFile {
         let etagLength = Int(read(UInt32.self, bytes, 56))
         let lastModifiedLength = Int(read(UInt32.self, bytes, 60))
         let contentTypeLength = Int(read(UInt32.self, bytes, 64))
-        let stringsLength = keyLength + etagLength + lastModifiedLength + contentTypeLength
+        let partitionLength = Int(read(UInt32.self, bytes, 68))
+        let stringsLength = keyLength + etagLength + lastModifiedLength + contentTypeLength + partitionLength
         // Compared without adding: a hostile body length must not overflow.
         guard fixedHeaderLength + stringsLength == headerLength, fileSize >= headerLength,
             bodyLength == UInt64(fileSize - headerLength)
@@ -110,6 +115,7 @@ enum EntryFile {
         let etag = string(etagLength)
         let lastModified = string(lastModifiedLength)
         let contentType = string(contentTypeLength)
+        let partition = string(partitionLength)
         func date(_ offset: Int) -> Date? {
             let seconds = Double(bitPattern: read(UInt64.self, bytes, offset))
             return seconds.isFinite ? Date(timeIntervalSinceReferenceDate: seconds) : nil
@@ -120,7 +126,8 @@ enum EntryFile {
             freshUntil: date(48),
             etag: etag.isEmpty ? nil : etag,
             lastModified: lastModified.isEmpty ? nil : lastModified,
-            contentType: contentType.isEmpty ? nil : contentType
+            contentType: contentType.isEmpty ? nil : contentType,
+            partition: partition.isEmpty ? nil : LRUCacheType(rawValue: partition)
         )
         return Header(
             key: key, metadata: metadata, headerLength: headerLength, bodyLength: Int(bodyLength),

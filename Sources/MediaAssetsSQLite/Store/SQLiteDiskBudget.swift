@@ -1,0 +1,44 @@
+/// How the size limit is shared out among the files a SQLite cache occupies, so that together
+/// they stay within it: the database file, its WAL, its shared-memory index and a reserve file.
+///
+/// The entries' data bytes stay within `sizeLimit` exactly (statistics report them); the files
+/// also hold pages, indexes and the WAL, so the database additionally evicts when its used pages
+/// pass `databasePages`. Tiny limits get a floor: an empty database with its WAL already takes
+/// about 100 KiB, so the files stay within `max(sizeLimit, minimumFileBytes)`.
+struct SQLiteDiskBudget: Sendable {
+    /// The least the files are allowed, whatever the limit.
+    static let minimumFileBytes = 1 << 20
+    /// SQLite's shared-memory file for WAL readers (`-shm`), a fixed 32 KiB.
+    static let sharedMemoryBytes = 32 << 10
+
+    /// What all files together may occupy.
+    let fileBytes: Int
+    /// The WAL size at which a write checkpoints it and truncates it to zero.
+    let walBytes: Int
+    /// A file of this size kept beside the database and released when the filesystem is full, so
+    /// that deletes (which append to the WAL) can run and free space.
+    let reserveBytes: Int
+    /// The database's page size.
+    let pageSize: Int
+    /// The most pages of the database file that may be in use (not on its free list).
+    let databasePages: Int
+    /// The used pages a page-driven sweep evicts down to.
+    let lowWaterPages: Int
+
+    init(sizeLimit: Int, lowWaterFraction: Double, pageSize: Int) {
+        fileBytes = max(sizeLimit, Self.minimumFileBytes)
+        walBytes = min(max(fileBytes / 8, 64 << 10), 4 << 20)
+        reserveBytes = min(max(fileBytes / 16, 64 << 10), 1 << 20)
+        self.pageSize = max(512, pageSize)
+        let databaseBytes = fileBytes - walBytes - reserveBytes - Self.sharedMemoryBytes
+        databasePages = databaseBytes / self.pageSize
+        lowWaterPages = Int(Double(databasePages) * lowWaterFraction)
+    }
+
+    /// The pages an entry of `size` bytes under a key of `keyLength` bytes will use, a little high:
+    /// its row spills into overflow pages of `pageSize - 4` bytes, and its key is in two indexes.
+    func estimatedPages(size: Int, keyLength: Int) -> Int {
+        let bytes = size + 2 * keyLength + 128
+        return (bytes + pageSize - 5) / (pageSize - 4) + 1
+    }
+}

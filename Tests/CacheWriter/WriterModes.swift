@@ -1,0 +1,77 @@
+import Foundation
+import MediaAssets
+import MediaAssetsSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Stores every key round after round, acknowledging each store in the writer's log.
+func runWriter(_ arguments: WriterArguments) async throws {
+    let writer = try arguments.int("writer")
+    let keys = try arguments.int("keys")
+    let rounds = try arguments.int("rounds", default: Int.max)
+    let path = try arguments.string("path")
+    let backend = try arguments.openBackend()
+    let ackPath = AckLog.path(cache: path, writer: writer)
+    var next = AckLog.read(ackPath).mapValues { $0 + 1 }
+    let ack = open(ackPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    guard ack >= 0 else { throw WriterFailure("cannot open \(ackPath)") }
+    for _ in 0..<rounds {
+        for index in 0..<keys {
+            let version = next[index] ?? 1
+            let key = WriterPayload.key(writer: writer, index: index)
+            try await backend.store(CacheEntry(data: WriterPayload.make(writer: writer, index: index, version: version)), forKey: key)
+            // One write(2) per line: a kill leaves whole lines, or a torn last one the reader skips.
+            let line = Array("\(index) \(version)\n".utf8)
+            _ = line.withUnsafeBytes { write(ack, $0.baseAddress, $0.count) }
+            next[index] = version + 1
+            if index % 3 == 0, let read = try await backend.entry(forKey: key)?.data, read != WriterPayload.make(
+                writer: writer, index: index, version: version)
+            {
+                throw WriterFailure("\(key) read back wrong right after its store")
+            }
+        }
+    }
+    close(ack)
+}
+
+/// Checks every key of every writer; returns whether all passed.
+func runVerifier(_ arguments: WriterArguments) async throws -> Bool {
+    let writers = try arguments.int("writers")
+    let keys = try arguments.int("keys")
+    let limit = try arguments.int("size-limit")
+    let path = try arguments.string("path")
+    let requireAll = arguments.flag("require-all")
+    let backend = try arguments.openBackend()
+    var present = 0
+    var absent = 0
+    var failures: [String] = []
+    for writer in 0..<writers {
+        let acknowledged = AckLog.read(AckLog.path(cache: path, writer: writer))
+        for index in 0..<keys {
+            let key = WriterPayload.key(writer: writer, index: index)
+            let acked = acknowledged[index] ?? 0
+            guard let data = try await backend.entry(forKey: key)?.data else {
+                absent += 1
+                if requireAll { failures.append("\(key) is missing (acknowledged version \(acked))") }
+                continue
+            }
+            present += 1
+            guard let version = WriterPayload.claimedVersion(data),
+                data == WriterPayload.make(writer: writer, index: index, version: version)
+            else {
+                failures.append("\(key) holds wrong or torn bytes (\(data.count) bytes)")
+                continue
+            }
+            if version < acked || version > acked + 1 {
+                failures.append("\(key) holds version \(version), acknowledged \(acked): stale")
+            }
+        }
+    }
+    let statistics = await backend.statistics()
+    if statistics.bytes > limit { failures.append("the cache holds \(statistics.bytes) bytes, over \(limit)") }
+    print("verified \(present + absent) keys: \(present) present, \(absent) absent, \(failures.count) failures; "
+        + "\(statistics.bytes) bytes of \(limit)")
+    for failure in failures.prefix(20) { print("  FAIL \(failure)") }
+    return failures.isEmpty
+}
