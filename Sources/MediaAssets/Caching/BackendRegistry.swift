@@ -4,7 +4,8 @@ import Synchronization
 ///
 /// An instance owned by the manager, never a global. Registering for a storage type that has a
 /// backend replaces it (an app swaps `.disk` for SQLite this way). `.hybrid(t)` resolves to a
-/// `HybridBackend` over `.lru(t)` and `.disk` unless a backend is registered for it explicitly.
+/// `HybridBackend` over `.lru(t)` and `.disk`, partitioned by `t`, unless a backend is registered for
+/// it explicitly.
 public final class BackendRegistry: Sendable {
     private struct State {
         var registered: [StorageType: any CacheBackend] = [:]
@@ -55,7 +56,7 @@ public final class BackendRegistry: Sendable {
             guard case .hybrid(let type) = storageType else { return nil }
             if let composed = state.composed[type] { return composed }
             guard let memory = state.registered[.lru(type)], let storage = state.registered[.disk] else { return nil }
-            let composed = HybridBackend(memory: memory, storage: storage)
+            let composed = HybridBackend(memory: memory, storage: storage, partition: type)
             state.composed[type] = composed
             return composed
         }

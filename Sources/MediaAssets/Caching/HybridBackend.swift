@@ -2,9 +2,11 @@ import Synchronization
 
 /// A memory backend in front of a byte backend: reads fall through and promote, writes go to both.
 ///
-/// The manager resolves `.hybrid(t)` to `HybridBackend(memory: <.lru(t)>, storage: <.disk>)` — the
-/// same instances those storage types name, so a hybrid write is visible through `.lru(t)` and
-/// `.disk` too. The decoded object of an entry stays in memory; only bytes reach the storage.
+/// The manager resolves `.hybrid(t)` to `HybridBackend(memory: <.lru(t)>, storage: <.disk>, partition: t)`
+/// — the same instances those storage types name, so a hybrid write is visible through `.lru(t)` and
+/// `.disk` too. The decoded object of an entry stays in memory; only bytes reach the storage. With a
+/// partition, every entry it stores carries it (`CacheMetadata.partition`), and `removeAll()` empties
+/// the memory and only that partition's entries of the shared storage.
 public final class HybridBackend: TieredCaching {
     /// The fast front, usually a `MemoryCache`.
     public let memory: any CacheBackend
@@ -23,9 +25,22 @@ public final class HybridBackend: TieredCaching {
     private let counters = Mutex(Counters())
 
     /// Composes `memory` in front of `storage`.
-    public init(memory: any CacheBackend, storage: any CacheBackend) {
+    /// The partition its entries carry on the shared storage, if any.
+    public let partition: LRUCacheType?
+
+    /// Composes `memory` in front of `storage`; entries carry `partition` when given.
+    public init(memory: any CacheBackend, storage: any CacheBackend, partition: LRUCacheType? = nil) {
         self.memory = memory
         self.storage = storage
+        self.partition = partition
+    }
+
+    /// `entry` with this composition's partition, and without its decoded object when `bytesOnly`.
+    private func stamped(_ entry: CacheEntry, bytesOnly: Bool) -> CacheEntry {
+        var stamped = entry
+        if bytesOnly { stamped.decoded = nil }
+        if let partition, stamped.metadata.partition != partition { stamped.metadata.partition = partition }
+        return stamped
     }
 
     /// Returns the memory entry, or the storage entry after promoting it into memory.
@@ -61,8 +76,7 @@ public final class HybridBackend: TieredCaching {
     /// Stores the bytes in storage only, leaving memory as it is; a storage read that overlaps the
     /// write is not promoted.
     public func storeBytes(_ entry: CacheEntry, forKey key: CacheKey) async throws {
-        var bytesOnly = entry
-        bytesOnly.decoded = nil
+        let bytesOnly = stamped(entry, bytesOnly: true)
         counters.withLock { $0.generation += 1 }
         try await storage.store(bytesOnly, forKey: key)
         counters.withLock { $0.generation += 1 }
@@ -72,8 +86,8 @@ public final class HybridBackend: TieredCaching {
     ///
     /// If the storage write fails, memory is left as it was and the error is thrown.
     public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
-        var bytesOnly = entry
-        bytesOnly.decoded = nil
+        let entry = stamped(entry, bytesOnly: false)
+        let bytesOnly = stamped(entry, bytesOnly: true)
         // Moved before and after the write: a read that overlaps it in any way sees a change.
         counters.withLock { $0.generation += 1 }
         try await storage.store(bytesOnly, forKey: key)
@@ -90,10 +104,16 @@ public final class HybridBackend: TieredCaching {
         try await memory.removeEntry(forKey: key)
     }
 
-    /// Removes everything from both (they may be shared with other storage types).
+    /// Empties the memory, and the storage: only this composition's partition when it has one (the
+    /// storage is shared with other partitions and storage types), everything otherwise.
     public func removeAll() async throws {
         counters.withLock { $0.generation += 1 }
-        try await storage.removeAll()
+        if let partition {
+            try await storage.removeEntries(.partition(partition))
+        } else {
+            try await storage.removeAll()
+        }
+        counters.withLock { $0.generation += 1 }
         try await memory.removeAll()
     }
 
