@@ -23,8 +23,9 @@ let package = Package(
                 .product(name: "MediaAssetsAnimation", package: "MediaAssets"),
             ]
         ),
-    ] + targetNames.map { name in
-        .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"], path: "Targets/\(name)")
-    },
+    ]
+        + targetNames.map { name in
+            .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"], path: "Targets/\(name)")
+        },
     swiftLanguageModes: [.v6]
 )

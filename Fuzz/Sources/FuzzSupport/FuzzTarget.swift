@@ -14,7 +14,9 @@ public struct FuzzTarget: Sendable {
     public let parse: @Sendable (Data) -> Void
 
     /// Creates a target named `name` that feeds inputs to `parse`, starting from `seeds`.
-    public init(name: String, seeds: @escaping @Sendable () -> [String: Data], parse: @escaping @Sendable (Data) -> Void) {
+    public init(
+        name: String, seeds: @escaping @Sendable () -> [String: Data], parse: @escaping @Sendable (Data) -> Void
+    ) {
         self.name = name
         self.seeds = seeds
         self.parse = parse

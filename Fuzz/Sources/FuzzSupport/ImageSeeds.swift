@@ -23,8 +23,10 @@ enum ImageSeeds {
         }
         if let plain = try? ImageEncoder.png(pattern(width: 4, height: 4, opaque: true)) {
             seeds["seed-text.png"] = inserting(chunk: "tEXt", Data("Comment\u{0}fuzz".utf8), into: plain)
-            seeds["seed-ztxt.png"] = inserting(chunk: "zTXt", Data("Comment\u{0}\u{0}".utf8) + compressed("fuzz"), into: plain)
-            seeds["seed-itxt.png"] = inserting(chunk: "iTXt", Data("Comment\u{0}\u{0}\u{0}en\u{0}\u{0}fuzz".utf8), into: plain)
+            seeds["seed-ztxt.png"] = inserting(
+                chunk: "zTXt", Data("Comment\u{0}\u{0}".utf8) + compressed("fuzz"), into: plain)
+            seeds["seed-itxt.png"] = inserting(
+                chunk: "iTXt", Data("Comment\u{0}\u{0}\u{0}en\u{0}\u{0}fuzz".utf8), into: plain)
         }
         return seeds
     }

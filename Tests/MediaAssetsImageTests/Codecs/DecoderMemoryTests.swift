@@ -2,6 +2,7 @@ import CJPEG
 import CPNG
 import Foundation
 import Testing
+
 @testable import MediaAssetsImage
 
 #if canImport(Glibc)
@@ -74,8 +75,9 @@ struct DecoderMemoryTests {
         cjpeg_decoder_destroy(decoder)
     }
 
-    @Test("a PNG chunk declaring ~1 GiB it does not carry costs no more than its bytes",
-          arguments: ["tEXt", "zTXt", "iTXt", "pCAL", "sCAL", "sPLT", "iCCP", "eXIf", "unKn"])
+    @Test(
+        "a PNG chunk declaring ~1 GiB it does not carry costs no more than its bytes",
+        arguments: ["tEXt", "zTXt", "iTXt", "pCAL", "sCAL", "sPLT", "iCCP", "eXIf", "unKn"])
     func pngChunkLengthIsBounded(type: String) throws {
         // Given a 57-byte PNG whose chunk declares 2^30 - 1 bytes
         let data = Self.pngDeclaringChunk(type, length: (1 << 30) - 1)
@@ -100,11 +102,13 @@ struct DecoderMemoryTests {
         }
     }
 
-    @Test("a JPEG APPn or COM marker declaring its 64 KiB maximum it does not carry stays bounded",
-          arguments: [0xE1, 0xE2, 0xED, 0xFE] as [UInt8])
+    @Test(
+        "a JPEG APPn or COM marker declaring its 64 KiB maximum it does not carry stays bounded",
+        arguments: [0xE1, 0xE2, 0xED, 0xFE] as [UInt8])
     func jpegMarkerLengthIsBounded(marker: UInt8) throws {
         // Given SOI, then the marker declaring 65,535 bytes, followed by only 16
-        let data = Data([0xFF, 0xD8, 0xFF, marker, 0xFF, 0xFF] + Array("Exif\u{0}\u{0}MM\u{0}*\u{0}\u{0}\u{0}\u{8}xx".utf8))
+        let data = Data(
+            [0xFF, 0xD8, 0xFF, marker, 0xFF, 0xFF] + Array("Exif\u{0}\u{0}MM\u{0}*\u{0}\u{0}\u{0}\u{8}xx".utf8))
 
         // When the shim reads its header in a child process
         let growth = try Self.childPeakGrowth(decoding: data, format: .jpeg)
