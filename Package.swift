@@ -111,6 +111,7 @@ let package = Package(
             name: "MediaAssetsAnimationTests",
             dependencies: ["MediaAssetsAnimation", "CZlib", "TestSupport"]
         ),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["MediaAssetsImage", "MediaAssetsAnimation"]),
     ],
     swiftLanguageModes: [.v6]
 )

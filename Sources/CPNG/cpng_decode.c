@@ -20,6 +20,26 @@ static cpng_status cpng_reject(cpng_decoder *decoder, cpng_status status, const 
     return status;
 }
 
+// A chunk header has just been read: its declared length must fit in what is left of the input (data and
+// CRC). libpng allocates a text, pCAL, sCAL or sPLT chunk's whole declared length before reading it, so a
+// 57-byte file declaring 2^30 bytes would cost 1 GiB before failing; checked here, a chunk never costs more
+// memory than the bytes it carries.
+static void cpng_check_chunk_length(png_structp png, cpng_decoder *decoder, const uint8_t *header) {
+    uint32_t length = (uint32_t)header[0] << 24 | (uint32_t)header[1] << 16 | (uint32_t)header[2] << 8 | header[3];
+    size_t remaining = decoder->size - decoder->offset;
+    if (remaining >= 4 && length <= remaining - 4) return;
+    char type[5] = {0};
+    for (int index = 0; index < 4; index++) {
+        uint8_t byte = header[4 + index];
+        type[index] = (byte >= 0x20 && byte < 0x7F) ? (char)byte : '?';
+    }
+    decoder->errors.status = CPNG_ERROR_TRUNCATED;
+    snprintf(decoder->errors.message, sizeof decoder->errors.message,
+             "chunk %s at byte %zu declares %u bytes but the file ends %zu bytes later",
+             type, decoder->offset - 8, length, remaining);
+    png_error(png, "truncated");
+}
+
 // Reads from the in-memory buffer; asking past its end means the file was cut short.
 static void cpng_read_callback(png_structp png, png_bytep target, size_t length) {
     cpng_decoder *decoder = png_get_io_ptr(png);
@@ -31,6 +51,9 @@ static void cpng_read_callback(png_structp png, png_bytep target, size_t length)
     }
     memcpy(target, decoder->data + decoder->offset, length);
     decoder->offset += length;
+    if (length == 8 && (png_get_io_state(png) & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_HDR) {
+        cpng_check_chunk_length(png, decoder, target);
+    }
 }
 
 cpng_decoder *cpng_decoder_create(const uint8_t *data, size_t size) {
@@ -54,6 +77,10 @@ cpng_decoder *cpng_decoder_create(const uint8_t *data, size_t size) {
     // The caller enforces its own pixel limit after the header; libpng's default (1,000,000 per side) would
     // otherwise report a large but valid header as corrupt.
     png_set_user_limits(decoder->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    // Metadata the decoder never returns is skipped (its CRC still checked) instead of kept: no text
+    // inflated (a zTXt/iTXt bomb), no buffers for pCAL, sCAL or sPLT.
+    static const png_byte skipped_chunks[] = "tEXt\0zTXt\0iTXt\0pCAL\0sCAL\0sPLT";
+    png_set_keep_unknown_chunks(decoder->png, PNG_HANDLE_CHUNK_NEVER, skipped_chunks, 6);
     return decoder;
 }
 

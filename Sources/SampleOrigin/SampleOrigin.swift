@@ -84,6 +84,9 @@ public final class SampleOrigin: Sendable {
     /// Serves `data` at `path` (a leading "/" is added when missing), replacing whatever was there.
     ///
     /// - Parameters:
+    ///   - path: the request path to serve, for example `/images/cat.png`.
+    ///   - data: the body served (or the part a `Range` request asks for).
+    ///   - contentType: sent as `Content-Type`.
     ///   - cacheControl: sent as `Cache-Control` when set, for example `max-age=60` or `no-store`.
     ///   - lastModified: the `Last-Modified` date (whole seconds); now when `nil`.
     public func register(

@@ -44,6 +44,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Returns the result of `operation` for `key`, sharing it with every concurrent asker of `key`.
     ///
     /// - Parameters:
+    ///   - key: what the operation produces; concurrent asks for an equal key share one operation.
     ///   - priority: the priority of the operation's task when this ask starts it.
     ///   - progress: called with the operation's progress while this asker waits.
     ///   - operation: run once per flight; it receives a function that reports progress to all askers.

@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// libFuzzer targets for MediaAssets' parsers, as a package of their own so the root package stays
+// free of sanitizer flags. Built by `Fuzz/run` with `-sanitize=fuzzer,address`; see Fuzz/README.md.
+//
+// Adding a target: a `FuzzTarget` in Sources/FuzzSupport/FuzzTargets.swift, a folder
+// Targets/<name>/ holding a copy of Targets/png/Entry.swift with the name changed, and the name in
+// `targetNames` below.
+let targetNames = ["jpeg", "png", "lottie", "dotlottie"]
+
+let package = Package(
+    name: "MediaAssetsFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "MediaAssets", path: "..")],
+    targets: [
+        .systemLibrary(name: "CFuzzSupport", pkgConfig: "zlib"),
+        .target(
+            name: "FuzzSupport",
+            dependencies: [
+                "CFuzzSupport",
+                .product(name: "MediaAssetsImage", package: "MediaAssets"),
+                .product(name: "MediaAssetsAnimation", package: "MediaAssets"),
+            ]
+        ),
+    ]
+        + targetNames.map { name in
+            .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"], path: "Targets/\(name)")
+        },
+    swiftLanguageModes: [.v6]
+)
