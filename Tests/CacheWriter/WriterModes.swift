@@ -20,14 +20,13 @@ func runWriter(_ arguments: WriterArguments) async throws {
         for index in 0..<keys {
             let version = next[index] ?? 1
             let key = WriterPayload.key(writer: writer, index: index)
-            try await backend.store(CacheEntry(data: WriterPayload.make(writer: writer, index: index, version: version)), forKey: key)
+            let value = WriterPayload.make(writer: writer, index: index, version: version)
+            try await backend.store(CacheEntry(data: value), forKey: key)
             // One write(2) per line: a kill leaves whole lines, or a torn last one the reader skips.
             let line = Array("\(index) \(version)\n".utf8)
             _ = line.withUnsafeBytes { write(ack, $0.baseAddress, $0.count) }
             next[index] = version + 1
-            if index % 3 == 0, let read = try await backend.entry(forKey: key)?.data, read != WriterPayload.make(
-                writer: writer, index: index, version: version)
-            {
+            if index % 3 == 0, let read = try await backend.entry(forKey: key)?.data, read != value {
                 throw WriterFailure("\(key) read back wrong right after its store")
             }
         }

@@ -5,7 +5,10 @@ import TestSupport
 import Testing
 
 /// Several processes of the `cache-writer` helper on one SQLite file at once.
-@Suite("SQLiteBackend shared by processes", .enabled(if: HelperProcess.isBuilt("cache-writer"), HelperProcess.cacheWriterRequirement))
+@Suite(
+    "SQLiteBackend shared by processes",
+    .enabled(if: HelperProcess.isBuilt("cache-writer"), HelperProcess.cacheWriterRequirement)
+)
 struct SQLiteMultiProcessTests {
     static let writers = 4
     static let keys = 40
@@ -24,7 +27,9 @@ struct SQLiteMultiProcessTests {
         }
     }
 
-    private func verify(_ file: SQLiteTestFile, sizeLimit: Int, requireAll: Bool) async throws -> HelperProcess.Outcome {
+    private func verify(
+        _ file: SQLiteTestFile, sizeLimit: Int, requireAll: Bool
+    ) async throws -> HelperProcess.Outcome {
         try await HelperProcess.run("cache-writer", [
             "verify", "--backend", "sqlite", "--path", file.url.path, "--writers", "\(Self.writers)",
             "--keys", "\(Self.keys)", "--size-limit", "\(sizeLimit)",
@@ -41,7 +46,8 @@ struct SQLiteMultiProcessTests {
         // Then every key holds its last version, byte for byte
         let outcome = try await verify(file, sizeLimit: limit, requireAll: true)
         #expect(outcome.status == 0, "\(outcome.output)")
-        #expect(outcome.output.contains("\(Self.writers * Self.keys) present, 0 absent, 0 failures"), "\(outcome.output)")
+        let expected = "\(Self.writers * Self.keys) present, 0 absent, 0 failures"
+        #expect(outcome.output.contains(expected), "\(outcome.output)")
 
         // And this process sees them all, with totals that agree with the table
         let backend = try file.open(sizeLimit: limit)

@@ -111,7 +111,8 @@ struct SQLiteOpeningTests {
 
         // When it is opened, then the error names both versions and the file is untouched
         try expectRejected(file) { error in
-            error == .newerSchemaVersion(path: file.url.path, version: newer, supportedVersion: Int32(SQLiteSchema.version))
+            let supported = Int32(SQLiteSchema.version)
+            return error == .newerSchemaVersion(path: file.url.path, version: newer, supportedVersion: supported)
         }
     }
 

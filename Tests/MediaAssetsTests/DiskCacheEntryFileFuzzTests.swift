@@ -35,7 +35,8 @@ struct DiskCacheEntryFileFuzzTests {
             for _ in 0..<Int.random(in: 1...4, using: &generator) {
                 switch Int.random(in: 0..<4, using: &generator) {
                 case 0 where !file.isEmpty:
-                    file[Int.random(in: 0..<file.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+                    let position = Int.random(in: 0..<file.count, using: &generator)
+                    file[position] ^= UInt8.random(in: 1...255, using: &generator)
                 case 1:
                     // A length field (header, key, body or a string length) set to an extreme.
                     let offset = [8, 12, 16, 20, 56, 60, 64, 68].randomElement(using: &generator)!
@@ -45,13 +46,15 @@ struct DiskCacheEntryFileFuzzTests {
                 case 2:
                     file = Array(file.prefix(Int.random(in: 0...file.count, using: &generator)))
                 default:
-                    file += (0..<Int.random(in: 1...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    let extra = Int.random(in: 1...64, using: &generator)
+                    file += (0..<extra).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 }
                 if file.count < 12 { break }
             }
             // Then the parser returns (a header or an error) without crashing
             fuzzDiskEntryFile(Data(file))
-            if (try? file.withUnsafeBytes({ try EntryFile.decodeHeader($0, fileSize: file.count) })) != nil { decoded += 1 }
+            let header = try? file.withUnsafeBytes { try EntryFile.decodeHeader($0, fileSize: file.count) }
+            if header != nil { decoded += 1 }
         }
         // Some mutations (body bytes only) still decode: the generator reached the whole parser
         #expect(decoded > 0)

@@ -9,7 +9,8 @@ struct DiskCacheReadOnlyTests {
     private func onDisk(_ directory: URL) throws -> (count: Int, bytes: Int) {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != ".lock" }
         let bytes = try names.reduce(0) { total, name in
-            let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            let path = directory.appendingPathComponent(name).path
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
             return total + ((attributes[.size] as? Int) ?? 0)
         }
         return (names.count, bytes)

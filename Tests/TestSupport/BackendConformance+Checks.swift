@@ -61,7 +61,8 @@ extension BackendConformance {
         // When replacing it fails inside the backend
         try await failNextStore(backend, "k")
         await #expect(throws: (any Error).self) {
-            try await backend.store(CacheEntry(data: Data("new".utf8), metadata: CacheMetadata(etag: "\"v2\"")), forKey: "k")
+            let replacement = CacheEntry(data: Data("new".utf8), metadata: CacheMetadata(etag: "\"v2\""))
+            try await backend.store(replacement, forKey: "k")
         }
 
         // Then the old entry reads back whole, the neighbour too, and nothing was counted away

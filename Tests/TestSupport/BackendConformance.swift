@@ -186,7 +186,9 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
 
         // Then exactly the keys with that prefix are gone
         for key in selected { #expect(try await backend.entry(forKey: key) == nil, "\(key) removed") }
-        for key in kept { #expect(try await backend.entry(forKey: key)?.data == Data(key.rawValue.utf8), "\(key) kept") }
+        for key in kept {
+            #expect(try await backend.entry(forKey: key)?.data == Data(key.rawValue.utf8), "\(key) kept")
+        }
         #expect(await backend.statistics().count == kept.count)
     }
 

@@ -25,14 +25,18 @@ extension SQLiteStore {
         checkpointIfWALOverBudget()
     }
 
-    private func writeEntryOnce(_ entry: CacheEntry, forKey key: CacheKey, pages: Int, _ statements: Statements) throws {
+    private func writeEntryOnce(
+        _ entry: CacheEntry, forKey key: CacheKey, pages: Int, _ statements: Statements
+    ) throws {
         let now = configuration.now().timeIntervalSinceReferenceDate
         var savedAccess: [Int64: Date] = [:]
         var replaced: Row?
         var evicted: [Row] = []
         try transaction(statements) {
             replaced = try deleteRow(forKey: key, statements)
-            var room = Room(dataBytes: totalBytes - (replaced?.size ?? 0), incomingBytes: entry.data.count, incomingPages: pages)
+            var room = Room(
+                dataBytes: totalBytes - (replaced?.size ?? 0), incomingBytes: entry.data.count, incomingPages: pages
+            )
             evicted = try makeRoom(&room, keeping: nil, savingAccess: &savedAccess, statements)
             try insert(entry, forKey: key, lastAccess: now, statements)
             // The page estimate may be low: check what the insert really used.

@@ -111,7 +111,8 @@ final class SQLiteStore {
         try SQLiteSchema.prepare(connection)
         let pageSize = try connection.integers("PRAGMA page_size", operation: "read the page size").first ?? 4_096
         budget = SQLiteDiskBudget(
-            sizeLimit: configuration.sizeLimit, lowWaterFraction: configuration.lowWaterFraction, pageSize: Int(pageSize)
+            sizeLimit: configuration.sizeLimit, lowWaterFraction: configuration.lowWaterFraction,
+            pageSize: Int(pageSize)
         )
         statements = try Statements(connection)
         try SQLiteSchema.classifyingOpenErrors(connection) { try refreshTotalsIfChangedElsewhere() }

@@ -10,13 +10,15 @@ extension DiskCache {
         let lockPath = path + "/.lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw AssetsError.directoryUnavailable(path: path, reason: "cannot create \(lockPath): \(errnoDescription())")
+            let reason = "cannot create \(lockPath): \(errnoDescription())"
+            throw AssetsError.directoryUnavailable(path: path, reason: reason)
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             POSIX.closeDescriptor(descriptor)
             if code == EWOULDBLOCK { throw AssetsError.directoryLocked(path: path) }
-            throw AssetsError.directoryUnavailable(path: path, reason: "cannot lock \(lockPath): \(errnoDescription(code))")
+            let reason = "cannot lock \(lockPath): \(errnoDescription(code))"
+            throw AssetsError.directoryUnavailable(path: path, reason: reason)
         }
         return descriptor
     }

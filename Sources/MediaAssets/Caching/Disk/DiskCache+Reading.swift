@@ -24,7 +24,8 @@ extension DiskCache {
         } catch {
             throw AssetsError.readFailed(key: key, path: filePath(name), reason: error.description)
         }
-        guard fileSize >= EntryFile.fixedHeaderLength, fileSize <= max(configuration.sizeLimit, EntryFile.fixedHeaderLength) else {
+        let largestFile = max(configuration.sizeLimit, EntryFile.fixedHeaderLength)
+        guard fileSize >= EntryFile.fixedHeaderLength, fileSize <= largestFile else {
             removeIfUnchanged(name, descriptor)
             return miss()
         }
@@ -76,7 +77,8 @@ extension DiskCache {
             adopted = true
         }
         let identity = DiskIndex.Identity(key: key, partition: metadata.partition)
-        recordHit(name, at: now, expiry: DiskIndex.Expiry(metadata.expires), identity: identity, inode: UInt64(info.st_ino))
+        let expiry = DiskIndex.Expiry(metadata.expires)
+        recordHit(name, at: now, expiry: expiry, identity: identity, inode: UInt64(info.st_ino))
         return CacheEntry(data: data, metadata: metadata)
     }
 

@@ -149,7 +149,9 @@ enum EntryFile {
         withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
     }
 
-    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, _ offset: Int) -> T {
+    private static func read<T: FixedWidthInteger>(
+        _ type: T.Type, _ bytes: UnsafeRawBufferPointer, _ offset: Int
+    ) -> T {
         T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 }
