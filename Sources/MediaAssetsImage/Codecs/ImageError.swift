@@ -5,7 +5,7 @@ import Foundation
 /// Bad input always ends here, never in a crash: corrupt or truncated files, headers that claim more pixels
 /// than allowed (decompression bombs), formats that are not images.
 public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
-    /// The bytes are neither JPEG nor PNG (or empty). Carries their count and up to the first 8 bytes.
+    /// No registered decoder recognises the bytes (or they are empty). Carries their count and up to the first 8 bytes.
     case unknownFormat(byteCount: Int, leadingBytes: [UInt8])
     /// The header claims a zero (or otherwise impossible) width or height.
     case invalidDimensions(format: ImageFormat, width: Int, height: Int)
@@ -19,6 +19,12 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case unsupported(format: ImageFormat, reason: String)
     /// The codec library ran out of memory.
     case outOfMemory(format: ImageFormat, reason: String)
+    /// The animation has more frames than `ImageDecodingOptions.maxFrameCount`; refused before decoding them.
+    case tooManyFrames(format: ImageFormat, frameCount: Int, limit: Int)
+    /// The animation's frames together hold more pixels than `ImageDecodingOptions.maxAnimationPixelCount`.
+    case animationTooLarge(format: ImageFormat, frameCount: Int, canvas: PixelSize, limit: Int)
+    /// The system library that decodes (or encodes) `format` could not be loaded at run time.
+    case libraryMissing(format: ImageFormat, library: String, debianPackage: String, reason: String)
     /// Encoding failed (for example a side longer than the format allows); `reason` says why.
     case encodingFailed(format: ImageFormat, reason: String)
 
@@ -31,7 +37,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
                 let digits = String(byte, radix: 16, uppercase: true)
                 return digits.count == 1 ? "0" + digits : digits
             }.joined(separator: " ")
-            return "\(byteCount) bytes are neither JPEG nor PNG (they start with \(hex))"
+            return "\(byteCount) bytes are not an image format any registered decoder knows (they start with \(hex))"
         case let .invalidDimensions(format, width, height):
             return "\(format) header claims an impossible size of \(width)×\(height) pixels"
         case let .tooManyPixels(width, height, limit):
@@ -44,6 +50,14 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
             return "Unsupported \(format) variant: \(reason)"
         case let .outOfMemory(format, reason):
             return "Out of memory while decoding \(format): \(reason)"
+        case let .tooManyFrames(format, frameCount, limit):
+            return "\(format) animation has at least \(frameCount) frames, over the limit of \(limit); refused"
+        case let .animationTooLarge(format, frameCount, canvas, limit):
+            return "\(format) animation of \(frameCount) frames of \(canvas.width)×\(canvas.height) exceeds "
+                + "the limit of \(limit) pixels for all frames together; refused before decoding"
+        case let .libraryMissing(format, library, debianPackage, reason):
+            return "Cannot decode \(format): \(library) could not be loaded (\(reason)). "
+                + "Install it with `apt-get install \(debianPackage)`"
         case let .encodingFailed(format, reason):
             return "Could not encode \(format): \(reason)"
         }

@@ -1,0 +1,187 @@
+import CDynamicCodecs
+import Foundation
+
+/// The bytes giflib pulls through its input callback.
+private final class GIFByteSource {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+}
+
+/// giflib's input callback: copies up to `length` bytes from the `GIFByteSource` in `UserData`.
+private let readFromSource: ma_gif_input_fn = { file, buffer, length in
+    guard let file, let buffer, length > 0, let userData = file.pointee.UserData else { return 0 }
+    let source = Unmanaged<GIFByteSource>.fromOpaque(userData).takeUnretainedValue()
+    let count = min(Int(length), source.bytes.count - source.offset)
+    guard count > 0, let base = source.bytes.baseAddress else { return 0 }
+    UnsafeMutableRawPointer(buffer).copyMemory(from: base + source.offset, byteCount: count)
+    source.offset += count
+    return Int32(count)
+}
+
+/// Walks a GIF record by record (screen, extensions, images, trailer), checking the limits before each frame's
+/// pixels are allocated, and composites every frame on a `GIFCanvas`.
+struct GIFReader {
+    let library: GIFLibrary
+
+    /// Graphic control of the next frame (GIF89a extension 0xF9).
+    private struct FrameControl {
+        var disposal: GIFCanvas.Disposal = .keep
+        var delayHundredths = 0
+        var transparentIndex: Int?
+
+        /// Browsers show delays of 0 and 10 ms for 100 ms.
+        var duration: Duration { delayHundredths <= 1 ? .milliseconds(100) : .milliseconds(delayHundredths * 10) }
+    }
+
+    func canvasSize(_ data: Data) throws -> PixelSize {
+        try withFile(data) { file in PixelSize(width: Int(file.pointee.SWidth), height: Int(file.pointee.SHeight)) }
+    }
+
+    func read(_ data: Data, options: ImageDecodingOptions, frameLimit: Int) throws -> AnimatedImage {
+        try withFile(data) { file in
+            let canvasSize = PixelSize(width: Int(file.pointee.SWidth), height: Int(file.pointee.SHeight))
+            try ImageDecoder.checkPixelLimit(
+                of: ImageHeader(
+                    format: .gif, width: canvasSize.width, height: canvasSize.height, orientation: .identity,
+                    hasAlpha: true
+                ),
+                options: options
+            )
+            let globalPalette = GIFPalette(file.pointee.SColorMap)
+            var canvas = GIFCanvas(size: canvasSize)
+            var frames: [AnimatedImage.Frame] = []
+            var control = FrameControl()
+            var loopCount = 1
+            while true {
+                var record: Int32 = 0
+                try check(library.recordType(file, &record), file)
+                switch record {
+                case MA_GIF_RECORD_IMAGE:
+                    try check(library.imageDescription(file), file)
+                    try ImageDecoder.checkAnimationLimits(
+                        format: .gif, frameCount: frames.count + 1, canvas: canvasSize, options: options
+                    )
+                    let description = file.pointee.Image
+                    guard let palette = GIFPalette(description.ColorMap) ?? globalPalette else {
+                        throw ImageError.corrupt(format: .gif, reason: "frame \(frames.count + 1) has no colour table")
+                    }
+                    let rectangle = GIFCanvas.Rectangle(
+                        left: Int(description.Left), top: Int(description.Top),
+                        width: Int(description.Width), height: Int(description.Height)
+                    )
+                    let indices = try readIndices(file, rectangle, interlaced: description.Interlace, options: options)
+                    canvas.draw(
+                        indices, in: rectangle, palette: palette, transparentIndex: control.transparentIndex,
+                        disposal: control.disposal
+                    )
+                    frames.append(AnimatedImage.Frame(image: canvas.image, duration: control.duration))
+                    control = FrameControl()
+                    if frames.count >= frameLimit { return AnimatedImage(frames: frames, loopCount: loopCount) }
+                case MA_GIF_RECORD_EXTENSION:
+                    try readExtension(file, control: &control, loopCount: &loopCount)
+                case MA_GIF_RECORD_TERMINATE:
+                    guard !frames.isEmpty else { throw ImageError.corrupt(format: .gif, reason: "the file has no frames") }
+                    return AnimatedImage(frames: frames, loopCount: loopCount)
+                default:
+                    throw ImageError.corrupt(format: .gif, reason: "unknown record type \(record)")
+                }
+            }
+        }
+    }
+
+    /// The frame's palette indices, row-major, with interlaced rows put in place; nothing for an empty frame.
+    private func readIndices(
+        _ file: UnsafeMutablePointer<ma_gif_file>, _ rectangle: GIFCanvas.Rectangle, interlaced: Bool,
+        options: ImageDecodingOptions
+    ) throws -> [UInt8] {
+        let (pixelCount, overflow) = rectangle.width.multipliedReportingOverflow(by: rectangle.height)
+        if overflow || pixelCount > options.maxPixelCount {
+            throw ImageError.tooManyPixels(width: rectangle.width, height: rectangle.height, limit: options.maxPixelCount)
+        }
+        guard pixelCount > 0 else {
+            try skipImageData(file)
+            return []
+        }
+        var indices = [UInt8](repeating: 0, count: pixelCount)
+        let rowOrder: [Int] =
+            interlaced
+            ? [(0, 8), (4, 8), (2, 4), (1, 2)].flatMap { start, step in Array(stride(from: start, to: rectangle.height, by: step)) }
+            : Array(0..<rectangle.height)
+        try indices.withUnsafeMutableBufferPointer { buffer in
+            for row in rowOrder {
+                let line = buffer.baseAddress! + row * rectangle.width
+                try check(library.line(file, line, Int32(rectangle.width)), file)
+            }
+        }
+        return indices
+    }
+
+    /// Skips the compressed data of a frame without pixels (zero width or height).
+    private func skipImageData(_ file: UnsafeMutablePointer<ma_gif_file>) throws {
+        var codeSize: Int32 = 0
+        var block: UnsafeMutablePointer<UInt8>?
+        try check(library.codeFirst(file, &codeSize, &block), file)
+        while block != nil { try check(library.codeNext(file, &block), file) }
+    }
+
+    /// Reads one extension: graphic control (disposal, delay, transparency) and NETSCAPE2.0 (loop count).
+    /// An extension with no sub-blocks (which `DGifSlurp` refuses) is valid and skipped.
+    private func readExtension(
+        _ file: UnsafeMutablePointer<ma_gif_file>, control: inout FrameControl, loopCount: inout Int
+    ) throws {
+        var code: Int32 = 0
+        var block: UnsafeMutablePointer<UInt8>?
+        try check(library.extensionFirst(file, &code, &block), file)
+        if code == 0xF9, let block {
+            var graphics = ma_gif_graphics_control()
+            if library.graphicsControl(Int(block[0]), block + 1, &graphics) == MA_GIF_OK {
+                control.disposal = GIFCanvas.Disposal(rawValue: Int(graphics.DisposalMode)) ?? .keep
+                control.delayHundredths = Int(graphics.DelayTime)
+                control.transparentIndex = graphics.TransparentColor >= 0 ? Int(graphics.TransparentColor) : nil
+            }
+        }
+        let isNetscape =
+            code == 0xFF && block.map { Int($0[0]) == 11 && Array(UnsafeBufferPointer(start: $0 + 1, count: 11)) == Array("NETSCAPE2.0".utf8) } ?? false
+        while block != nil {
+            try check(library.extensionNext(file, &block), file)
+            if isNetscape, let subBlock = block, subBlock[0] >= 3, subBlock[1] == 1 {
+                let count = Int(subBlock[2]) | Int(subBlock[3]) << 8
+                loopCount = count == 0 ? 0 : count + 1
+            }
+        }
+    }
+
+    private func withFile<Result>(
+        _ data: Data, _ body: (UnsafeMutablePointer<ma_gif_file>) throws -> Result
+    ) throws -> Result {
+        try data.withUnsafeBytes { bytes in
+            let source = GIFByteSource(bytes: bytes)
+            return try withExtendedLifetime(source) {
+                var openError: Int32 = 0
+                guard let file = library.open(Unmanaged.passUnretained(source).toOpaque(), readFromSource, &openError)
+                else { throw error(code: openError) }
+                defer {
+                    var closeError: Int32 = 0
+                    _ = library.close(file, &closeError)
+                }
+                return try body(file)
+            }
+        }
+    }
+
+    private func check(_ status: Int32, _ file: UnsafeMutablePointer<ma_gif_file>) throws {
+        guard status == MA_GIF_OK else { throw error(code: file.pointee.Error) }
+    }
+
+    /// D_GIF_ERR_READ_FAILED (102) and D_GIF_ERR_EOF_TOO_SOON (113) mean the bytes ran out.
+    private func error(code: Int32) -> ImageError {
+        let reason = library.message(code)
+        switch code {
+        case 102, 113: return .truncated(format: .gif, reason: reason)
+        case 109: return .outOfMemory(format: .gif, reason: reason)
+        default: return .corrupt(format: .gif, reason: reason)
+        }
+    }
+}

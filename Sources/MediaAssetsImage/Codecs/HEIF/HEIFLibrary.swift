@@ -1,0 +1,48 @@
+import CDynamicCodecs
+
+/// libheif.so.1's decoding entry points, loaded at run time (libheif decodes HEIC through libde265 and AVIF
+/// through dav1d/libaom, which its package pulls in).
+package final class HEIFLibrary: Sendable {
+    let contextAlloc: ma_heif_context_alloc_fn
+    let contextFree: ma_heif_context_free_fn
+    let readFromMemory: ma_heif_read_from_memory_fn
+    let primaryHandle: ma_heif_get_primary_handle_fn
+    let handleRelease: ma_heif_handle_release_fn
+    let handleWidth: ma_heif_handle_get_int_fn
+    let handleHeight: ma_heif_handle_get_int_fn
+    let handleHasAlpha: ma_heif_handle_get_int_fn
+    let decodeImage: ma_heif_decode_image_fn
+    let imageWidth: ma_heif_image_get_width_fn
+    let imageHeight: ma_heif_image_get_width_fn
+    let imagePlane: ma_heif_image_get_plane_readonly_fn
+    let imageRelease: ma_heif_image_release_fn
+    /// The loaded library, for tests that also encode HEIC and AVIF through libheif.
+    package let library: DynamicLibrary
+
+    /// The installed library, loaded at first use (or why it could not be).
+    package static let system = HEIFLibrary.load()
+
+    /// Loads `soname`; a bogus name simulates a machine without libheif1.
+    package static func load(soname: String = "libheif.so.1") -> Result<HEIFLibrary, ImageError> {
+        Result { () throws(ImageError) in
+            try HEIFLibrary(DynamicLibrary(soname: soname, format: .heic, debianPackage: "libheif1"))
+        }
+    }
+
+    private init(_ library: DynamicLibrary) throws(ImageError) {
+        self.library = library
+        contextAlloc = try library.function("heif_context_alloc")
+        contextFree = try library.function("heif_context_free")
+        readFromMemory = try library.function("heif_context_read_from_memory_without_copy")
+        primaryHandle = try library.function("heif_context_get_primary_image_handle")
+        handleRelease = try library.function("heif_image_handle_release")
+        handleWidth = try library.function("heif_image_handle_get_width")
+        handleHeight = try library.function("heif_image_handle_get_height")
+        handleHasAlpha = try library.function("heif_image_handle_has_alpha_channel")
+        decodeImage = try library.function("heif_decode_image")
+        imageWidth = try library.function("heif_image_get_width")
+        imageHeight = try library.function("heif_image_get_height")
+        imagePlane = try library.function("heif_image_get_plane_readonly")
+        imageRelease = try library.function("heif_image_release")
+    }
+}

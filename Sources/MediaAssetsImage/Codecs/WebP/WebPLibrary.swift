@@ -1,0 +1,61 @@
+import CDynamicCodecs
+
+/// libwebp.so.7's decoding and encoding entry points, loaded at run time.
+package final class WebPLibrary: Sendable {
+    let getFeatures: ma_webp_get_features_fn
+    let decodeRGBAInto: ma_webp_decode_rgba_into_fn
+    let encodeRGBA: ma_webp_encode_rgba_fn
+    let encodeLosslessRGBA: ma_webp_encode_lossless_rgba_fn
+    let free: ma_webp_free_fn
+
+    /// The installed library, loaded at first use (or why it could not be).
+    package static let system = WebPLibrary.load()
+
+    /// Loads `soname`; a bogus name simulates a machine without libwebp7.
+    package static func load(soname: String = "libwebp.so.7") -> Result<WebPLibrary, ImageError> {
+        Result { () throws(ImageError) in
+            try WebPLibrary(DynamicLibrary(soname: soname, format: .webp, debianPackage: "libwebp7"))
+        }
+    }
+
+    private init(_ library: DynamicLibrary) throws(ImageError) {
+        getFeatures = try library.function("WebPGetFeaturesInternal")
+        decodeRGBAInto = try library.function("WebPDecodeRGBAInto")
+        encodeRGBA = try library.function("WebPEncodeRGBA")
+        encodeLosslessRGBA = try library.function("WebPEncodeLosslessRGBA")
+        free = try library.function("WebPFree")
+    }
+}
+
+/// libwebpdemux.so.2's animation decoder, loaded at run time (only animated WebP needs it).
+package final class WebPDemuxLibrary: Sendable {
+    let demux: ma_webp_demux_fn
+    let demuxGet: ma_webp_demux_get_fn
+    let demuxDelete: ma_webp_demux_delete_fn
+    let optionsInit: ma_webp_anim_options_init_fn
+    let decoderNew: ma_webp_anim_decoder_new_fn
+    let getInfo: ma_webp_anim_get_info_fn
+    let getNext: ma_webp_anim_get_next_fn
+    let decoderDelete: ma_webp_anim_delete_fn
+
+    /// The installed library, loaded at first use (or why it could not be).
+    package static let system = WebPDemuxLibrary.load()
+
+    /// Loads `soname`; a bogus name simulates a machine without libwebpdemux2.
+    package static func load(soname: String = "libwebpdemux.so.2") -> Result<WebPDemuxLibrary, ImageError> {
+        Result { () throws(ImageError) in
+            try WebPDemuxLibrary(DynamicLibrary(soname: soname, format: .webp, debianPackage: "libwebpdemux2"))
+        }
+    }
+
+    private init(_ library: DynamicLibrary) throws(ImageError) {
+        demux = try library.function("WebPDemuxInternal")
+        demuxGet = try library.function("WebPDemuxGetI")
+        demuxDelete = try library.function("WebPDemuxDelete")
+        optionsInit = try library.function("WebPAnimDecoderOptionsInitInternal")
+        decoderNew = try library.function("WebPAnimDecoderNewInternal")
+        getInfo = try library.function("WebPAnimDecoderGetInfo")
+        getNext = try library.function("WebPAnimDecoderGetNext")
+        decoderDelete = try library.function("WebPAnimDecoderDelete")
+    }
+}

@@ -1,0 +1,158 @@
+import CDynamicCodecs
+import Foundation
+import TestSupport
+import Testing
+@testable import MediaAssetsImage
+
+/// Small valid files of each run-time format, for truncation and mutation tests.
+enum FormatSamples {
+    static let image = Image(width: 6, height: 5, fill: RGBA(red: 40, green: 160, blue: 90, alpha: 200))
+
+    static func webp() throws -> Data { try WebPFixtures.lossy(image) }
+
+    static func animatedWebP() throws -> Data {
+        try WebPFixtures.animated(
+            canvas: .square(4),
+            frames: [.init(image: Image(width: 4, height: 4, fill: .white)), .init(image: Image(width: 2, height: 2, fill: .black))]
+        )
+    }
+
+    static func gif() throws -> Data { try GIFDecodingTests.disposalSequence() }
+
+    static func heic() throws -> Data { try HEIFFixtures.encode(HEIFDecodingTests.quadrants) }
+}
+
+@Suite("WebP, GIF, HEIC and AVIF: truncations, flipped bytes, bombs, missing libraries")
+struct FormatHostileInputTests {
+    /// Decodes as an animation (every frame) and expects a typed error.
+    static func expectRefused(_ data: Data, _ comment: Comment) {
+        #expect(throws: ImageError.self, comment) { try ImageCodecRegistry.standard.decodeAnimation(data) }
+    }
+
+    @Test("every truncation of a WebP, an animated WebP and a GIF is a typed error", .enabled(if: CodecAvailability.webpDemux && CodecAvailability.gif, "install libwebp7, libwebpdemux2 and libgif7"))
+    func truncations() throws {
+        for (name, data) in [("webp", try FormatSamples.webp()), ("animated webp", try FormatSamples.animatedWebP()), ("gif", try FormatSamples.gif())] {
+            for length in 0..<data.count { Self.expectRefused(data.prefix(length), "\(name) cut at \(length) of \(data.count)") }
+        }
+    }
+
+    @Test("truncations of a HEIC are typed errors", .enabled(if: CodecAvailability.heif, "install libheif1"))
+    func heicTruncations() throws {
+        let data = try FormatSamples.heic()
+        for length in stride(from: 0, to: data.count, by: max(1, data.count / 97)) {
+            Self.expectRefused(data.prefix(length), "heic cut at \(length) of \(data.count)")
+        }
+    }
+
+    @Test("flipped bytes never crash: a typed error or an image", .enabled(if: CodecAvailability.webpDemux && CodecAvailability.gif && CodecAvailability.heif, "install libwebp7, libwebpdemux2, libgif7, libheif1"))
+    func byteFlips() throws {
+        var generator = SeededGenerator(seed: 2026)
+        for data in [try FormatSamples.webp(), try FormatSamples.animatedWebP(), try FormatSamples.gif(), try FormatSamples.heic()] {
+            for offset in 0..<min(data.count, 400) {
+                var bytes = Array(data)
+                bytes[offset] ^= UInt8(truncatingIfNeeded: generator.next() | 1)
+                do {
+                    let animation = try ImageCodecRegistry.standard.decodeAnimation(Data(bytes))
+                    #expect(animation.frames.allSatisfy { $0.image.pixels.count == animation.size.width * animation.size.height * 4 })
+                } catch is ImageError {}
+            }
+        }
+    }
+
+    @Test("a WebP claiming 16384×16384 is refused before allocating", .enabled(if: CodecAvailability.webp, "install libwebp7"))
+    func webpHugeCanvas() throws {
+        // Given a lossless WebP whose VP8L header is patched to the largest size (14 bits each)
+        var bytes = Array(try WebPFixtures.lossless(Image(width: 2, height: 2, fill: .white)))
+        #expect(Array(bytes[12..<16]) == Array("VP8L".utf8))
+        bytes[21] = 0xFF
+        bytes[22] = 0xFF
+        bytes[23] = 0xFF
+        bytes[24] = (bytes[24] & 0xF0) | 0x0F
+
+        // When / Then
+        #expect(throws: ImageError.tooManyPixels(width: 16384, height: 16384, limit: 100_000_000)) {
+            try ImageDecoder.decode(Data(bytes))
+        }
+    }
+
+    @Test("an animated WebP of 10,000 frames or a huge canvas is refused before decoding frames", .enabled(if: CodecAvailability.webpDemux, "install libwebpdemux2"))
+    func webpAnimationBombs() throws {
+        // Given 10,000 one-pixel frames, and one frame on a 16000×16000 canvas
+        let pixel = WebPFixtures.Frame(image: Image(width: 1, height: 1, fill: .white))
+        let manyFrames = try WebPFixtures.animated(canvas: .square(1), frames: Array(repeating: pixel, count: 10_000))
+        let hugeCanvas = try WebPFixtures.animated(canvas: .square(16_000), frames: [pixel])
+
+        // When / Then
+        #expect(throws: ImageError.tooManyFrames(format: .webp, frameCount: 10_000, limit: 1000)) {
+            try ImageCodecRegistry.standard.decodeAnimation(manyFrames)
+        }
+        #expect(throws: ImageError.tooManyPixels(width: 16_000, height: 16_000, limit: 100_000_000)) {
+            try ImageCodecRegistry.standard.decodeAnimation(hugeCanvas)
+        }
+        #expect(throws: ImageError.animationTooLarge(format: .webp, frameCount: 10_000, canvas: .square(1), limit: 5000)) {
+            try ImageCodecRegistry.standard.decodeAnimation(manyFrames, options: ImageDecodingOptions(maxFrameCount: 20_000, maxAnimationPixelCount: 5000))
+        }
+    }
+
+    @Test("a GIF of 10,000 frames, a 65535×65535 screen or zero-size frames is refused or read, never allocated blindly", .enabled(if: CodecAvailability.gif, "install libgif7"))
+    func gifBombs() throws {
+        // Given 10,000 one-pixel frames
+        let pixel = GIFFixtures.Frame(width: 1, height: 1, indices: [0])
+        let manyFrames = try GIFFixtures.gif(width: 1, height: 1, frames: Array(repeating: pixel, count: 10_000))
+        #expect(throws: ImageError.tooManyFrames(format: .gif, frameCount: 1001, limit: 1000)) {
+            try ImageCodecRegistry.standard.decodeAnimation(manyFrames)
+        }
+        #expect(throws: ImageError.animationTooLarge(format: .gif, frameCount: 11, canvas: .square(1), limit: 10)) {
+            try ImageCodecRegistry.standard.decodeAnimation(manyFrames, options: ImageDecodingOptions(maxAnimationPixelCount: 10))
+        }
+
+        // Given a screen of 65535×65535
+        var huge = Array(try GIFFixtures.gif(width: 1, height: 1, frames: [pixel]))
+        huge.replaceSubrange(6..<10, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(throws: ImageError.tooManyPixels(width: 65535, height: 65535, limit: 100_000_000)) {
+            try ImageDecoder.decode(Data(huge))
+        }
+
+        // Given frames of zero width and zero height (descriptor patched after writing)
+        var zero = Array(try GIFFixtures.gif(width: 2, height: 2, frames: [pixel, pixel]))
+        let descriptors = zero.indices.filter { zero[$0] == 0x2C && $0 + 9 < zero.count && zero[$0 + 5] == 1 && zero[$0 + 7] == 1 }
+        #expect(descriptors.count == 2)
+        zero[descriptors[0] + 5] = 0
+        zero[descriptors[1] + 7] = 0
+        let animation = try ImageCodecRegistry.standard.decodeAnimation(Data(zero))
+        #expect(animation.frames.count == 2)
+        #expect(animation.frames.allSatisfy { $0.image == Image(width: 2, height: 2) }, "nothing is drawn")
+    }
+
+    @Test("a missing library is a typed error naming the format and the Debian package")
+    func missingLibraries() throws {
+        // Given decoders and an encoder over libraries that do not exist
+        let webp = WebPDecoder(
+            codec: WebPLibrary.load(soname: "libwebp-missing.so.7"),
+            animation: WebPDemuxLibrary.load(soname: "libwebpdemux-missing.so.2")
+        )
+        let gif = GIFDecoder(library: GIFLibrary.load(soname: "libgif-missing.so.7"))
+        let heif = HEIFDecoder(library: HEIFLibrary.load(soname: "libheif-missing.so.1"))
+        let encoder = WebPEncoder(compression: .lossless, library: WebPLibrary.load(soname: "libwebp-missing.so.7"))
+        let avif = Data([0, 0, 0, 28]) + Data("ftypavif".utf8) + Data([0, 0, 0, 0]) + Data("mif1miafavif".utf8)
+
+        // When / Then
+        func expectMissing(_ format: ImageFormat, _ package: String, _ body: () throws -> Void) {
+            #expect {
+                try body()
+            } throws: { error in
+                guard case let .libraryMissing(actualFormat, _, actualPackage, _) = error as? ImageError else { return false }
+                let text = (error as? ImageError)?.description ?? ""
+                return actualFormat == format && actualPackage == package && text.contains("apt-get install \(package)")
+            }
+        }
+        expectMissing(.webp, "libwebp7") { _ = try webp.decode(Data("RIFF\0\0\0\0WEBPVP8 ".utf8), options: .init()) }
+        expectMissing(.gif, "libgif7") { _ = try gif.decode(Data("GIF89a".utf8), options: .init()) }
+        expectMissing(.avif, "libheif1") { _ = try heif.decode(avif, options: .init()) }
+        expectMissing(.webp, "libwebp7") { _ = try encoder.encode(Image(width: 1, height: 1)) }
+        if CodecAvailability.webp {
+            let demuxMissing = WebPDecoder(codec: WebPLibrary.system, animation: WebPDemuxLibrary.load(soname: "libwebpdemux-missing.so.2"))
+            expectMissing(.webp, "libwebpdemux2") { _ = try demuxMissing.decodeAnimation(try FormatSamples.animatedWebP(), options: .init()) }
+        }
+    }
+}
