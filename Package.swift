@@ -95,7 +95,9 @@ let package = Package(
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(
             name: "MediaAssetsImageTests",
-            dependencies: ["MediaAssetsImage", "CJPEG", "CPNG", "CDynamicCodecs", "TestSupport", "SampleOrigin"]
+            dependencies: [
+                "MediaAssetsImage", "CJPEG", "CPNG", "CDynamicCodecs", "TestSupport", "SampleOrigin",
+            ]
         ),
         .testTarget(
             name: "MediaAssetsAnimationTests",

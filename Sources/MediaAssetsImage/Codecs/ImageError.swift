@@ -31,34 +31,34 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     /// A sentence a person can act on.
     public var description: String {
         switch self {
-        case let .unknownFormat(byteCount, leadingBytes):
+        case .unknownFormat(let byteCount, let leadingBytes):
             if byteCount == 0 { return "Cannot decode an image from empty data" }
             let hex = leadingBytes.map { byte in
                 let digits = String(byte, radix: 16, uppercase: true)
                 return digits.count == 1 ? "0" + digits : digits
             }.joined(separator: " ")
             return "\(byteCount) bytes are not an image format any registered decoder knows (they start with \(hex))"
-        case let .invalidDimensions(format, width, height):
+        case .invalidDimensions(let format, let width, let height):
             return "\(format) header claims an impossible size of \(width)×\(height) pixels"
-        case let .tooManyPixels(width, height, limit):
+        case .tooManyPixels(let width, let height, let limit):
             return "Image of \(width)×\(height) pixels exceeds the limit of \(limit) pixels; refused before decoding"
-        case let .corrupt(format, reason):
+        case .corrupt(let format, let reason):
             return "Corrupt \(format) data: \(reason)"
-        case let .truncated(format, reason):
+        case .truncated(let format, let reason):
             return "Truncated \(format) data (the file ends early): \(reason)"
-        case let .unsupported(format, reason):
+        case .unsupported(let format, let reason):
             return "Unsupported \(format) variant: \(reason)"
-        case let .outOfMemory(format, reason):
+        case .outOfMemory(let format, let reason):
             return "Out of memory while decoding \(format): \(reason)"
-        case let .tooManyFrames(format, frameCount, limit):
+        case .tooManyFrames(let format, let frameCount, let limit):
             return "\(format) animation has at least \(frameCount) frames, over the limit of \(limit); refused"
-        case let .animationTooLarge(format, frameCount, canvas, limit):
+        case .animationTooLarge(let format, let frameCount, let canvas, let limit):
             return "\(format) animation of \(frameCount) frames of \(canvas.width)×\(canvas.height) exceeds "
                 + "the limit of \(limit) pixels for all frames together; refused before decoding"
-        case let .libraryMissing(format, library, debianPackage, reason):
+        case .libraryMissing(let format, let library, let debianPackage, let reason):
             return "Cannot decode \(format): \(library) could not be loaded (\(reason)). "
                 + "Install it with `apt-get install \(debianPackage)`"
-        case let .encodingFailed(format, reason):
+        case .encodingFailed(let format, let reason):
             return "Could not encode \(format): \(reason)"
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite("Fuzz entry points survive seeded mutations")
@@ -14,8 +15,11 @@ struct CodecFuzzingTests {
         switch generator.next() % 5 {
         case 0: bytes[offset] ^= UInt8(truncatingIfNeeded: generator.next() | 1)
         case 1:
-            for index in offset..<min(bytes.count, offset + length) { bytes[index] = UInt8(truncatingIfNeeded: generator.next()) }
-        case 2: bytes.insert(contentsOf: (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }, at: offset)
+            for index in offset..<min(bytes.count, offset + length) {
+                bytes[index] = UInt8(truncatingIfNeeded: generator.next())
+            }
+        case 2:
+            bytes.insert(contentsOf: (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }, at: offset)
         case 3: bytes.removeSubrange(offset..<min(bytes.count, offset + length))
         default: bytes.removeSubrange(offset...)
         }
@@ -33,7 +37,9 @@ struct CodecFuzzingTests {
 
     @Test("fuzzWebPDecoder", .enabled(if: CodecAvailability.webpDemux, "install libwebp7 and libwebpdemux2"))
     func webp() throws {
-        Self.run(fuzzWebPDecoder, seeds: [try FormatSamples.webp(), try FormatSamples.animatedWebP()], iterations: 1500, seed: 1)
+        Self.run(
+            fuzzWebPDecoder, seeds: [try FormatSamples.webp(), try FormatSamples.animatedWebP()], iterations: 1500,
+            seed: 1)
     }
 
     @Test("fuzzGIFDecoder", .enabled(if: CodecAvailability.gif, "install libgif7"))

@@ -1,6 +1,7 @@
 import Foundation
 import MediaAssets
 import Testing
+
 @testable import MediaAssetsImage
 
 /// A user's format: "TINY", width and height bytes, then opaque RGB.
@@ -26,7 +27,9 @@ private struct TinyDecoder: ImageDecoding {
             throw ImageError.truncated(format: Self.format, reason: "\(rgb.count) colour bytes")
         }
         var pixels: [UInt8] = []
-        for index in stride(from: 0, to: rgb.count, by: 3) { pixels += [rgb[index], rgb[index + 1], rgb[index + 2], 255] }
+        for index in stride(from: 0, to: rgb.count, by: 3) {
+            pixels += [rgb[index], rgb[index + 1], rgb[index + 2], 255]
+        }
         return Image(width: header.width, height: header.height, pixels: pixels)
     }
 }

@@ -2,6 +2,7 @@ import CDynamicCodecs
 import Foundation
 import TestSupport
 import Testing
+
 @testable import MediaAssetsImage
 
 /// Small valid files of each run-time format, for truncation and mutation tests.
@@ -13,7 +14,10 @@ enum FormatSamples {
     static func animatedWebP() throws -> Data {
         try WebPFixtures.animated(
             canvas: .square(4),
-            frames: [.init(image: Image(width: 4, height: 4, fill: .white)), .init(image: Image(width: 2, height: 2, fill: .black))]
+            frames: [
+                .init(image: Image(width: 4, height: 4, fill: .white)),
+                .init(image: Image(width: 2, height: 2, fill: .black)),
+            ]
         )
     }
 
@@ -29,10 +33,18 @@ struct FormatHostileInputTests {
         #expect(throws: ImageError.self, comment) { try ImageCodecRegistry.standard.decodeAnimation(data) }
     }
 
-    @Test("every truncation of a WebP, an animated WebP and a GIF is a typed error", .enabled(if: CodecAvailability.webpDemux && CodecAvailability.gif, "install libwebp7, libwebpdemux2 and libgif7"))
+    @Test(
+        "every truncation of a WebP, an animated WebP and a GIF is a typed error",
+        .enabled(
+            if: CodecAvailability.webpDemux && CodecAvailability.gif, "install libwebp7, libwebpdemux2 and libgif7"))
     func truncations() throws {
-        for (name, data) in [("webp", try FormatSamples.webp()), ("animated webp", try FormatSamples.animatedWebP()), ("gif", try FormatSamples.gif())] {
-            for length in 0..<data.count { Self.expectRefused(data.prefix(length), "\(name) cut at \(length) of \(data.count)") }
+        for (name, data) in [
+            ("webp", try FormatSamples.webp()), ("animated webp", try FormatSamples.animatedWebP()),
+            ("gif", try FormatSamples.gif()),
+        ] {
+            for length in 0..<data.count {
+                Self.expectRefused(data.prefix(length), "\(name) cut at \(length) of \(data.count)")
+            }
         }
     }
 
@@ -44,22 +56,34 @@ struct FormatHostileInputTests {
         }
     }
 
-    @Test("flipped bytes never crash: a typed error or an image", .enabled(if: CodecAvailability.webpDemux && CodecAvailability.gif && CodecAvailability.heif, "install libwebp7, libwebpdemux2, libgif7, libheif1"))
+    @Test(
+        "flipped bytes never crash: a typed error or an image",
+        .enabled(
+            if: CodecAvailability.webpDemux && CodecAvailability.gif && CodecAvailability.heif,
+            "install libwebp7, libwebpdemux2, libgif7, libheif1"))
     func byteFlips() throws {
         var generator = SeededGenerator(seed: 2026)
-        for data in [try FormatSamples.webp(), try FormatSamples.animatedWebP(), try FormatSamples.gif(), try FormatSamples.heic()] {
+        for data in [
+            try FormatSamples.webp(), try FormatSamples.animatedWebP(), try FormatSamples.gif(),
+            try FormatSamples.heic(),
+        ] {
             for offset in 0..<min(data.count, 400) {
                 var bytes = Array(data)
                 bytes[offset] ^= UInt8(truncatingIfNeeded: generator.next() | 1)
                 do {
                     let animation = try ImageCodecRegistry.standard.decodeAnimation(Data(bytes))
-                    #expect(animation.frames.allSatisfy { $0.image.pixels.count == animation.size.width * animation.size.height * 4 })
+                    #expect(
+                        animation.frames.allSatisfy {
+                            $0.image.pixels.count == animation.size.width * animation.size.height * 4
+                        })
                 } catch is ImageError {}
             }
         }
     }
 
-    @Test("a WebP claiming 16384×16384 is refused before allocating", .enabled(if: CodecAvailability.webp, "install libwebp7"))
+    @Test(
+        "a WebP claiming 16384×16384 is refused before allocating",
+        .enabled(if: CodecAvailability.webp, "install libwebp7"))
     func webpHugeCanvas() throws {
         // Given a lossless WebP whose VP8L header is patched to the largest size (14 bits each)
         var bytes = Array(try WebPFixtures.lossless(Image(width: 2, height: 2, fill: .white)))
@@ -75,7 +99,9 @@ struct FormatHostileInputTests {
         }
     }
 
-    @Test("an animated WebP of 10,000 frames or a huge canvas is refused before decoding frames", .enabled(if: CodecAvailability.webpDemux, "install libwebpdemux2"))
+    @Test(
+        "an animated WebP of 10,000 frames or a huge canvas is refused before decoding frames",
+        .enabled(if: CodecAvailability.webpDemux, "install libwebpdemux2"))
     func webpAnimationBombs() throws {
         // Given 10,000 one-pixel frames, and one frame on a 16000×16000 canvas
         let pixel = WebPFixtures.Frame(image: Image(width: 1, height: 1, fill: .white))
@@ -89,12 +115,17 @@ struct FormatHostileInputTests {
         #expect(throws: ImageError.tooManyPixels(width: 16_000, height: 16_000, limit: 100_000_000)) {
             try ImageCodecRegistry.standard.decodeAnimation(hugeCanvas)
         }
-        #expect(throws: ImageError.animationTooLarge(format: .webp, frameCount: 10_000, canvas: .square(1), limit: 5000)) {
-            try ImageCodecRegistry.standard.decodeAnimation(manyFrames, options: ImageDecodingOptions(maxFrameCount: 20_000, maxAnimationPixelCount: 5000))
+        #expect(
+            throws: ImageError.animationTooLarge(format: .webp, frameCount: 10_000, canvas: .square(1), limit: 5000)
+        ) {
+            try ImageCodecRegistry.standard.decodeAnimation(
+                manyFrames, options: ImageDecodingOptions(maxFrameCount: 20_000, maxAnimationPixelCount: 5000))
         }
     }
 
-    @Test("a GIF of 10,000 frames, a 65535×65535 screen or zero-size frames is refused or read, never allocated blindly", .enabled(if: CodecAvailability.gif, "install libgif7"))
+    @Test(
+        "a GIF of 10,000 frames, a 65535×65535 screen or zero-size frames is refused or read, never allocated blindly",
+        .enabled(if: CodecAvailability.gif, "install libgif7"))
     func gifBombs() throws {
         // Given 10,000 one-pixel frames
         let pixel = GIFFixtures.Frame(width: 1, height: 1, indices: [0])
@@ -103,7 +134,8 @@ struct FormatHostileInputTests {
             try ImageCodecRegistry.standard.decodeAnimation(manyFrames)
         }
         #expect(throws: ImageError.animationTooLarge(format: .gif, frameCount: 11, canvas: .square(1), limit: 10)) {
-            try ImageCodecRegistry.standard.decodeAnimation(manyFrames, options: ImageDecodingOptions(maxAnimationPixelCount: 10))
+            try ImageCodecRegistry.standard.decodeAnimation(
+                manyFrames, options: ImageDecodingOptions(maxAnimationPixelCount: 10))
         }
 
         // Given a screen of 65535×65535
@@ -115,7 +147,9 @@ struct FormatHostileInputTests {
 
         // Given frames of zero width and zero height (descriptor patched after writing)
         var zero = Array(try GIFFixtures.gif(width: 2, height: 2, frames: [pixel, pixel]))
-        let descriptors = zero.indices.filter { zero[$0] == 0x2C && $0 + 9 < zero.count && zero[$0 + 5] == 1 && zero[$0 + 7] == 1 }
+        let descriptors = zero.indices.filter {
+            zero[$0] == 0x2C && $0 + 9 < zero.count && zero[$0 + 5] == 1 && zero[$0 + 7] == 1
+        }
         #expect(descriptors.count == 2)
         zero[descriptors[0] + 5] = 0
         zero[descriptors[1] + 7] = 0
@@ -141,7 +175,9 @@ struct FormatHostileInputTests {
             #expect {
                 try body()
             } throws: { error in
-                guard case let .libraryMissing(actualFormat, _, actualPackage, _) = error as? ImageError else { return false }
+                guard case .libraryMissing(let actualFormat, _, let actualPackage, _) = error as? ImageError else {
+                    return false
+                }
                 let text = (error as? ImageError)?.description ?? ""
                 return actualFormat == format && actualPackage == package && text.contains("apt-get install \(package)")
             }
@@ -151,8 +187,11 @@ struct FormatHostileInputTests {
         expectMissing(.avif, "libheif1") { _ = try heif.decode(avif, options: .init()) }
         expectMissing(.webp, "libwebp7") { _ = try encoder.encode(Image(width: 1, height: 1)) }
         if CodecAvailability.webp {
-            let demuxMissing = WebPDecoder(codec: WebPLibrary.system, animation: WebPDemuxLibrary.load(soname: "libwebpdemux-missing.so.2"))
-            expectMissing(.webp, "libwebpdemux2") { _ = try demuxMissing.decodeAnimation(try FormatSamples.animatedWebP(), options: .init()) }
+            let demuxMissing = WebPDecoder(
+                codec: WebPLibrary.system, animation: WebPDemuxLibrary.load(soname: "libwebpdemux-missing.so.2"))
+            expectMissing(.webp, "libwebpdemux2") {
+                _ = try demuxMissing.decodeAnimation(try FormatSamples.animatedWebP(), options: .init())
+            }
         }
     }
 }

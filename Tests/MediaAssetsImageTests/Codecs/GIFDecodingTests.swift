@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite("GIF: frames, disposal, transparency, palettes, loops", .enabled(if: CodecAvailability.gif, "install libgif7"))
@@ -63,17 +64,23 @@ struct GIFDecodingTests {
             #expect(frame.image == expected[index], "frame \(index + 1)")
         }
         // delays of 0 and 1 hundredths are shown for 100 ms, as browsers do
-        #expect(animation.frames.map(\.duration) == [.milliseconds(50), .milliseconds(100), .milliseconds(100), .milliseconds(200)])
+        #expect(
+            animation.frames.map(\.duration) == [
+                .milliseconds(50), .milliseconds(100), .milliseconds(100), .milliseconds(200),
+            ])
         #expect(animation.loopCount == 0)
         #expect(try ImageDecoder.decode(data) == expected[0])
-        #expect(try ImageDecoder.header(of: data) == ImageHeader(format: .gif, width: 4, height: 4, orientation: .identity, hasAlpha: true))
+        #expect(
+            try ImageDecoder.header(of: data)
+                == ImageHeader(format: .gif, width: 4, height: 4, orientation: .identity, hasAlpha: true))
     }
 
     @Test("interlaced rows are put back in order")
     func interlaced() throws {
         // Given a 1×10 interlaced frame whose row n has index n % 4
         let indices = (0..<10).map { UInt8($0 % 4) }
-        let data = try GIFFixtures.gif(width: 1, height: 10, frames: [.init(width: 1, height: 10, indices: indices, interlaced: true)])
+        let data = try GIFFixtures.gif(
+            width: 1, height: 10, frames: [.init(width: 1, height: 10, indices: indices, interlaced: true)])
 
         // When decoded
         let image = try ImageDecoder.decode(data)
@@ -85,14 +92,21 @@ struct GIFDecodingTests {
     @Test("loop counts: none plays once, NETSCAPE n plays n + 1 times")
     func loopCounts() throws {
         let frame = GIFFixtures.Frame(width: 1, height: 1, indices: [0])
-        #expect(try ImageCodecRegistry.standard.decodeAnimation(GIFFixtures.gif(width: 1, height: 1, frames: [frame, frame])).loopCount == 1)
-        #expect(try ImageCodecRegistry.standard.decodeAnimation(GIFFixtures.gif(width: 1, height: 1, frames: [frame], loopCount: 2)).loopCount == 3)
+        #expect(
+            try ImageCodecRegistry.standard.decodeAnimation(
+                GIFFixtures.gif(width: 1, height: 1, frames: [frame, frame])
+            ).loopCount == 1)
+        #expect(
+            try ImageCodecRegistry.standard.decodeAnimation(
+                GIFFixtures.gif(width: 1, height: 1, frames: [frame], loopCount: 2)
+            ).loopCount == 3)
     }
 
     @Test("a comment extension with no sub-blocks (which DGifSlurp refuses) is read past")
     func emptyCommentExtension() throws {
         // Given a GIF with `21 FE 00` inserted after its global colour table
-        var bytes = Array(try GIFFixtures.gif(width: 2, height: 1, frames: [.init(width: 2, height: 1, indices: [1, 2])]))
+        var bytes = Array(
+            try GIFFixtures.gif(width: 2, height: 1, frames: [.init(width: 2, height: 1, indices: [1, 2])]))
         bytes.insert(contentsOf: [0x21, 0xFE, 0x00], at: 6 + 7 + 12)
 
         // When decoded
@@ -125,7 +139,8 @@ struct GIFDecodingTests {
         #expect(animation.frames[0].image == Self.canvas([[nil, nil], [nil, Self.green]]))
         #expect(animation.frames[1].image == animation.frames[0].image)
         // giflib writes no frame without a palette: drop the global colour table after writing
-        var noPalette = Array(try GIFFixtures.gif(width: 1, height: 1, frames: [.init(width: 1, height: 1, indices: [0])]))
+        var noPalette = Array(
+            try GIFFixtures.gif(width: 1, height: 1, frames: [.init(width: 1, height: 1, indices: [0])]))
         noPalette[10] &= 0x7F
         noPalette.removeSubrange(13..<25)
         #expect(throws: ImageError.corrupt(format: .gif, reason: "frame 1 has no colour table")) {

@@ -1,9 +1,12 @@
 import CDynamicCodecs
 import Foundation
 import Testing
+
 @testable import MediaAssetsImage
 
-@Suite("HEIC and AVIF through libheif: primary image, alpha, irot/imir", .enabled(if: CodecAvailability.heif, "install libheif1"))
+@Suite(
+    "HEIC and AVIF through libheif: primary image, alpha, irot/imir",
+    .enabled(if: CodecAvailability.heif, "install libheif1"))
 struct HEIFDecodingTests {
     static let quadrantColors = [
         RGBA(red: 230, green: 30, blue: 30), RGBA(red: 30, green: 200, blue: 30),
@@ -28,7 +31,9 @@ struct HEIFDecodingTests {
         return [image[w / 4, h / 4], image[3 * w / 4, h / 4], image[w / 4, 3 * h / 4], image[3 * w / 4, 3 * h / 4]]
     }
 
-    static let compressions: [(Int32, ImageFormat)] = [(MA_HEIF_COMPRESSION_HEVC, .heic), (MA_HEIF_COMPRESSION_AV1, .avif)]
+    static let compressions: [(Int32, ImageFormat)] = [
+        (MA_HEIF_COMPRESSION_HEVC, .heic), (MA_HEIF_COMPRESSION_AV1, .avif),
+    ]
 
     @Test("HEIC and AVIF decode to the primary image", arguments: [0, 1])
     func decodesPrimaryImage(compressionIndex: Int) throws {
@@ -71,7 +76,8 @@ struct HEIFDecodingTests {
     @Test("irot/imir orientations are applied: the result is upright", arguments: ImageOrientation.allCases)
     func orientation(orientation: ImageOrientation) throws {
         // Given the quadrants stored with an orientation
-        let data = try HEIFFixtures.encode(Self.quadrants, compression: MA_HEIF_COMPRESSION_HEVC, orientation: orientation)
+        let data = try HEIFFixtures.encode(
+            Self.quadrants, compression: MA_HEIF_COMPRESSION_HEVC, orientation: orientation)
 
         // When decoded
         let image = try ImageDecoder.decode(data)
@@ -82,6 +88,7 @@ struct HEIFDecodingTests {
         for (actual, expected) in zip(Self.quadrantCenters(image), Self.quadrantCenters(upright)) {
             #expect(isClose(actual, expected, tolerance: 20), "\(orientation): \(actual) vs \(expected)")
         }
-        #expect(try ImageDecoder.header(of: data).orientedSize == PixelSize(width: upright.width, height: upright.height))
+        #expect(
+            try ImageDecoder.header(of: data).orientedSize == PixelSize(width: upright.width, height: upright.height))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite("Placeholders: ThumbHash and average colour")
@@ -65,7 +66,9 @@ struct PlaceholderTests {
     func truncatedHash() throws {
         let hash = try ImagePlaceholder(image: Image(width: 8, height: 8, fill: .white)).thumbHash
         for length in 0..<hash.count {
-            #expect(throws: ImagePlaceholder.Failure.self, "cut at \(length)") { try ImagePlaceholder(thumbHash: hash.prefix(length)) }
+            #expect(throws: ImagePlaceholder.Failure.self, "cut at \(length)") {
+                try ImagePlaceholder(thumbHash: hash.prefix(length))
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite("WebP: lossy, lossless, alpha, animated, encoding", .enabled(if: CodecAvailability.webp, "install libwebp7"))
@@ -17,7 +18,9 @@ struct WebPDecodingTests {
     static let translucent: Image = {
         var pixels: [UInt8] = []
         for _ in 0..<8 {
-            for x in 0..<8 { pixels += x < 4 ? [255, 0, 0, 255] : RGBA(red: 0, green: 0, blue: 255, alpha: 128).premultipliedBytes }
+            for x in 0..<8 {
+                pixels += x < 4 ? [255, 0, 0, 255] : RGBA(red: 0, green: 0, blue: 255, alpha: 128).premultipliedBytes
+            }
         }
         return Image(width: 8, height: 8, pixels: pixels)
     }()
@@ -50,10 +53,15 @@ struct WebPDecodingTests {
         #expect(try ImageDecoder.header(of: data).hasAlpha)
         #expect(isClose(decoded[1, 1], RGBA(red: 255, green: 0, blue: 0), tolerance: 24))
         #expect(decoded[6, 6].alpha == 128)
-        #expect(isClose(decoded[6, 6], Image(width: 1, height: 1, fill: RGBA(red: 0, green: 0, blue: 255, alpha: 128))[0, 0], tolerance: 24))
+        #expect(
+            isClose(
+                decoded[6, 6], Image(width: 1, height: 1, fill: RGBA(red: 0, green: 0, blue: 255, alpha: 128))[0, 0],
+                tolerance: 24))
     }
 
-    @Test("an animated WebP gives every frame, its duration and the loop count", .enabled(if: CodecAvailability.webpDemux, "install libwebpdemux2"))
+    @Test(
+        "an animated WebP gives every frame, its duration and the loop count",
+        .enabled(if: CodecAvailability.webpDemux, "install libwebpdemux2"))
     func animated() throws {
         // Given three frames on a 4×4 canvas: red, a green 2×2 at (2, 2) blended over it, then blue
         let red = Image(width: 4, height: 4, fill: RGBA(red: 255, green: 0, blue: 0))

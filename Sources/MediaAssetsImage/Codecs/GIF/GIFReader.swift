@@ -82,7 +82,9 @@ struct GIFReader {
                 case MA_GIF_RECORD_EXTENSION:
                     try readExtension(file, control: &control, loopCount: &loopCount)
                 case MA_GIF_RECORD_TERMINATE:
-                    guard !frames.isEmpty else { throw ImageError.corrupt(format: .gif, reason: "the file has no frames") }
+                    guard !frames.isEmpty else {
+                        throw ImageError.corrupt(format: .gif, reason: "the file has no frames")
+                    }
                     return AnimatedImage(frames: frames, loopCount: loopCount)
                 default:
                     throw ImageError.corrupt(format: .gif, reason: "unknown record type \(record)")
@@ -98,7 +100,8 @@ struct GIFReader {
     ) throws -> [UInt8] {
         let (pixelCount, overflow) = rectangle.width.multipliedReportingOverflow(by: rectangle.height)
         if overflow || pixelCount > options.maxPixelCount {
-            throw ImageError.tooManyPixels(width: rectangle.width, height: rectangle.height, limit: options.maxPixelCount)
+            throw ImageError.tooManyPixels(
+                width: rectangle.width, height: rectangle.height, limit: options.maxPixelCount)
         }
         guard pixelCount > 0 else {
             try skipImageData(file)
@@ -107,7 +110,9 @@ struct GIFReader {
         var indices = [UInt8](repeating: 0, count: pixelCount)
         let rowOrder: [Int] =
             interlaced
-            ? [(0, 8), (4, 8), (2, 4), (1, 2)].flatMap { start, step in Array(stride(from: start, to: rectangle.height, by: step)) }
+            ? [(0, 8), (4, 8), (2, 4), (1, 2)].flatMap { start, step in
+                Array(stride(from: start, to: rectangle.height, by: step))
+            }
             : Array(0..<rectangle.height)
         try indices.withUnsafeMutableBufferPointer { buffer in
             for row in rowOrder {
@@ -143,7 +148,10 @@ struct GIFReader {
             }
         }
         let isNetscape =
-            code == 0xFF && block.map { Int($0[0]) == 11 && Array(UnsafeBufferPointer(start: $0 + 1, count: 11)) == Array("NETSCAPE2.0".utf8) } ?? false
+            code == 0xFF
+            && block.map {
+                Int($0[0]) == 11 && Array(UnsafeBufferPointer(start: $0 + 1, count: 11)) == Array("NETSCAPE2.0".utf8)
+            } ?? false
         while block != nil {
             try check(library.extensionNext(file, &block), file)
             if isNetscape, let subBlock = block, subBlock[0] >= 3, subBlock[1] == 1 {

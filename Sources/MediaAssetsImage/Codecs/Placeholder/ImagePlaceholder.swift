@@ -15,8 +15,9 @@ public struct ImagePlaceholder: Sendable, Hashable {
         /// A sentence a person can act on.
         public var description: String {
             switch self {
-            case let .truncated(byteCount, required):
-                return "ThumbHash of \(byteCount) bytes is too short: its header needs \(required); store the whole hash"
+            case .truncated(let byteCount, let required):
+                return
+                    "ThumbHash of \(byteCount) bytes is too short: its header needs \(required); store the whole hash"
             }
         }
     }

@@ -32,7 +32,8 @@ extension ThumbHash {
         }
 
         var acCount: Int {
-            Self.coefficientCount(lx, ly) + 2 * Self.coefficientCount(3, 3) + (hasAlpha ? Self.coefficientCount(5, 5) : 0)
+            Self.coefficientCount(lx, ly) + 2 * Self.coefficientCount(3, 3)
+                + (hasAlpha ? Self.coefficientCount(5, 5) : 0)
         }
     }
 

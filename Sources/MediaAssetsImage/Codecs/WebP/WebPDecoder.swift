@@ -93,7 +93,8 @@ public struct WebPDecoder: ImageDecoding {
         guard data.count >= 8 else { return .truncated(format: .webp, reason: reason) }
         let bytes = Array(data[data.startIndex + 4..<data.startIndex + 8])
         let riffSize = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
-        return riffSize + 8 > data.count ? .truncated(format: .webp, reason: reason) : .corrupt(format: .webp, reason: reason)
+        return riffSize + 8 > data.count
+            ? .truncated(format: .webp, reason: reason) : .corrupt(format: .webp, reason: reason)
     }
 
     private func animationFrames(_ data: Data, options: ImageDecodingOptions, frameLimit: Int) throws -> AnimatedImage {

@@ -44,7 +44,8 @@ public struct WebPEncoder: ImageEncoding {
     public func encode(_ image: Image) throws -> Data {
         let library = try library.get()
         guard image.width <= 16_383, image.height <= 16_383 else {
-            throw ImageError.encodingFailed(format: .webp, reason: "\(image.width)×\(image.height) exceeds WebP's 16383")
+            throw ImageError.encodingFailed(
+                format: .webp, reason: "\(image.width)×\(image.height) exceeds WebP's 16383")
         }
         var straight = image.pixels
         straight.withUnsafeMutableBufferPointer { PixelConversion.unpremultiply($0) }

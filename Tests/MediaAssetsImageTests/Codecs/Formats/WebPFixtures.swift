@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import MediaAssetsImage
 
 /// WebP files for tests: stills encoded through libwebp, animations assembled as a RIFF container around
@@ -53,7 +54,9 @@ enum WebPFixtures {
     static func chunk(_ fourCC: String, _ payload: Data) -> Data {
         var data = Data(fourCC.utf8)
         let size = payload.count
-        data.append(contentsOf: [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)])
+        data.append(contentsOf: [
+            UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24),
+        ])
         data.append(payload)
         if size % 2 == 1 { data.append(0) }
         return data
