@@ -97,7 +97,8 @@ let package = Package(
             name: "MediaAssetsImageTests",
             dependencies: [
                 "MediaAssetsImage", "CJPEG", "CPNG", "CDynamicCodecs", "TestSupport", "SampleOrigin",
-            ]
+            ],
+            exclude: ["Codecs/Samples"]
         ),
         .testTarget(
             name: "MediaAssetsAnimationTests",
