@@ -21,7 +21,8 @@ let usage = """
                      emptied at start)
     """
 
-await ExampleRun.main("image-example", usage: usage, valueOptions: ["--cache", "--out", "--style", "--format", "--frames"]) { arguments in
+let valueOptions: Set<String> = ["--cache", "--out", "--style", "--format", "--frames"]
+await ExampleRun.main("image-example", usage: usage, valueOptions: valueOptions) { arguments in
     guard arguments.inputs.count <= 1 else {
         throw ExampleError.usage(reason: "one INPUT at a time, got \(arguments.inputs.count)")
     }

@@ -65,6 +65,7 @@ package struct GIFWriter {
     let makeMap: ma_gif_make_map_fn
     let freeMap: ma_gif_free_map_fn
 
+    /// Loads the EGif entry points from the installed giflib.
     package init() throws {
         let library = try GIFLibrary.system.get().library
         open = try library.function("EGifOpen")
@@ -81,6 +82,7 @@ package struct GIFWriter {
         freeMap = try library.function("GifFreeMapObject")
     }
 
+    /// A GIF89a whose records `body` writes through this writer.
     package func write(_ body: (UnsafeMutablePointer<ma_gif_file>, GIFWriter) throws -> Void) throws -> Data {
         let output = GIFOutput()
         var error: Int32 = 0
@@ -98,12 +100,16 @@ package struct GIFWriter {
         return withExtendedLifetime(output) { output.data }
     }
 
-    package func screen(_ file: UnsafeMutablePointer<ma_gif_file>, _ width: Int, _ height: Int, _ palette: [RGBA]?) throws {
+    /// Writes the logical screen descriptor and, when given, the global colour table.
+    package func screen(
+        _ file: UnsafeMutablePointer<ma_gif_file>, _ width: Int, _ height: Int, _ palette: [RGBA]?
+    ) throws {
         try withMap(palette) { map in
             try check(screenDescription(file, Int32(width), Int32(height), 8, 0, map), "screen")
         }
     }
 
+    /// Writes the NETSCAPE2.0 application extension with `loopCount` (0 loops forever).
     package func netscape(_ file: UnsafeMutablePointer<ma_gif_file>, _ loopCount: Int) throws {
         try check(leader(file, 0xFF), "leader")
         try check(block(file, 11, Array("NETSCAPE2.0".utf8)), "NETSCAPE")
@@ -111,6 +117,7 @@ package struct GIFWriter {
         try check(trailer(file), "trailer")
     }
 
+    /// Writes a graphic control extension, an image descriptor and the frame's rows (interlaced if asked).
     package func frame(_ file: UnsafeMutablePointer<ma_gif_file>, _ frame: Frame) throws {
         let transparent = frame.transparentIndex ?? 0
         let packed = UInt8(frame.disposal << 2) | (frame.transparentIndex == nil ? 0 : 1)
