@@ -70,7 +70,7 @@ private func addRunTimeFormatRows(table: BenchmarkTable) throws {
     do {
         let heic = try HEIFFixtureEncoder.encode(photo)
         let heicDecode = try medianSeconds { blackHole(try ImageDecoder.decode(heic)) }
-        table.add("heic decode 1024×768 (\(heic.count / 1024) KiB)", unit: "ms", median: heicDecode * 1e3,
+        table.add("heic (x265 q90) decode 1024×768 (\(heic.count / 1024) KiB)", unit: "ms", median: heicDecode * 1e3,
                   baseline: "jpeg decode same photo q85", baselineMedian: jpegDecode * 1e3)
     } catch ImageError.libraryMissing(_, let library, _, _) {
         print("(heic rows skipped: \(library) is not installed)")

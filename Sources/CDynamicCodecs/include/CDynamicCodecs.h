@@ -38,6 +38,8 @@ typedef uint8_t *(*ma_webp_decode_rgba_into_fn)(const uint8_t *, size_t, uint8_t
 /// WebPEncodeRGBA(rgba, width, height, stride, quality, &output) and WebPEncodeLosslessRGBA (no quality).
 typedef size_t (*ma_webp_encode_rgba_fn)(const uint8_t *, int, int, int, float, uint8_t **);
 typedef size_t (*ma_webp_encode_lossless_rgba_fn)(const uint8_t *, int, int, int, uint8_t **);
+/// WebPGetDecoderVersion(): 0xMMmmrr (1.2.4 is 0x010204).
+typedef int (*ma_webp_get_version_fn)(void);
 /// WebPFree(pointer).
 typedef void (*ma_webp_free_fn)(void *);
 
@@ -201,6 +203,8 @@ typedef struct {
     int image_orientation;  // enum heif_orientation, 1...8 as EXIF
 } ma_heif_encoding_options;
 
+/// heif_get_version_number_major() / _minor().
+typedef int (*ma_heif_get_version_part_fn)(void);
 typedef void *(*ma_heif_context_alloc_fn)(void);
 typedef void (*ma_heif_context_free_fn)(void *);
 typedef ma_heif_error (*ma_heif_read_from_memory_fn)(void *, const void *, size_t, const void *);

@@ -158,6 +158,30 @@ struct FormatHostileInputTests {
         #expect(animation.frames.allSatisfy { $0.image == Image(width: 2, height: 2) }, "nothing is drawn")
     }
 
+    @Test(
+        "a HEIC whose ispe claims 20000×20000 is refused before decoding",
+        .enabled(if: CodecAvailability.heif, "install libheif1")
+    )
+    func heicHugeCanvas() throws {
+        // Given a HEIC whose image spatial extents boxes (colour and alpha) are patched to 20000×20000
+        var bytes = Array(try FormatSamples.heic())
+        let boxes = bytes.indices.filter { Array(bytes[$0..<min(bytes.count, $0 + 4)]) == Array("ispe".utf8) }
+        #expect(!boxes.isEmpty)
+        let size: [UInt8] = [0, 0, 0x4E, 0x20]  // 20000, big-endian
+        for ispe in boxes { bytes.replaceSubrange(ispe + 8..<ispe + 16, with: size + size) }
+        #expect(try ImageDecoder.header(of: Data(bytes)).width == 20_000)
+
+        // When / Then: our limit (or libheif's own security limit) refuses it, with a typed error
+        #expect {
+            try ImageDecoder.decode(Data(bytes))
+        } throws: { error in
+            switch error as? ImageError {
+            case .tooManyPixels(20_000, 20_000, _), .corrupt(.heic, _), .unsupported(.heic, _): return true
+            default: return false
+            }
+        }
+    }
+
     @Test("a missing library is a typed error naming the format and the Debian package")
     func missingLibraries() throws {
         // Given decoders and an encoder over libraries that do not exist

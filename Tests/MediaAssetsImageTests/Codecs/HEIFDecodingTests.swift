@@ -73,11 +73,15 @@ struct HEIFDecodingTests {
         #expect(image[4, 4].alpha > 247)
     }
 
-    @Test("irot/imir orientations are applied: the result is upright", arguments: ImageOrientation.allCases)
-    func orientation(orientation: ImageOrientation) throws {
-        // Given the quadrants stored with an orientation
+    @Test(
+        "irot/imir orientations are applied to HEIC and AVIF: the result is upright",
+        arguments: ImageOrientation.allCases, [0, 1]
+    )
+    func orientation(orientation: ImageOrientation, compressionIndex: Int) throws {
+        // Given the quadrants stored as HEIC or AVIF with an orientation
         let data = try HEIFFixtures.encode(
-            Self.quadrants, compression: MA_HEIF_COMPRESSION_HEVC, orientation: orientation)
+            Self.quadrants, compression: Self.compressions[compressionIndex].0, orientation: orientation
+        )
 
         // When decoded
         let image = try ImageDecoder.decode(data)

@@ -30,6 +30,15 @@ package final class HEIFLibrary: Sendable {
     }
 
     private init(_ library: DynamicLibrary) throws(ImageError) {
+        // The declarations follow libheif 1.15; heif_error and the calls used are unchanged since 1.4.
+        let major = try library.function("heif_get_version_number_major", as: ma_heif_get_version_part_fn.self)()
+        let minor = try library.function("heif_get_version_number_minor", as: ma_heif_get_version_part_fn.self)()
+        guard major == 1, minor >= 4 else {
+            throw ImageError.libraryMissing(
+                format: .heic, library: library.soname, debianPackage: library.debianPackage,
+                reason: "version \(major).\(minor) is not the 1.x (≥ 1.4) ABI this build declares"
+            )
+        }
         self.library = library
         contextAlloc = try library.function("heif_context_alloc")
         contextFree = try library.function("heif_context_free")

@@ -19,6 +19,14 @@ package final class WebPLibrary: Sendable {
     }
 
     private init(_ library: DynamicLibrary) throws(ImageError) {
+        // The declarations follow libwebp 1.x (decoder ABI 2): refuse another major version up front.
+        let version = try library.function("WebPGetDecoderVersion", as: ma_webp_get_version_fn.self)()
+        guard version >> 16 == 1 else {
+            throw ImageError.libraryMissing(
+                format: .webp, library: library.soname, debianPackage: library.debianPackage,
+                reason: "version \(version >> 16).\(version >> 8 & 0xFF) is not the 1.x ABI this build declares"
+            )
+        }
         getFeatures = try library.function("WebPGetFeaturesInternal")
         decodeRGBAInto = try library.function("WebPDecodeRGBAInto")
         encodeRGBA = try library.function("WebPEncodeRGBA")
