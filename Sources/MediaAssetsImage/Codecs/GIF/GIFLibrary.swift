@@ -4,7 +4,11 @@ import CDynamicCodecs
 ///
 /// `DGifSlurp` is not used: it refuses some valid files (a comment extension with no sub-blocks) that the
 /// record reader handles, and it reads every frame into memory before any limit can be checked.
-package final class GIFLibrary: Sendable {
+package final class GIFLibrary: DynamicLibraryBinding {
+    package static let defaultSoname = "libgif.so.7"
+    package static let format = ImageFormat.gif
+    package static let debianPackage = "libgif7"
+
     let open: ma_gif_open_fn
     let close: ma_gif_close_fn
     let recordType: ma_gif_get_record_type_fn
@@ -22,14 +26,8 @@ package final class GIFLibrary: Sendable {
     /// The installed library, loaded at first use (or why it could not be).
     package static let system = GIFLibrary.load()
 
-    /// Loads `soname`; a bogus name simulates a machine without libgif7.
-    package static func load(soname: String = "libgif.so.7") -> Result<GIFLibrary, ImageError> {
-        Result { () throws(ImageError) in
-            try GIFLibrary(DynamicLibrary(soname: soname, format: .gif, debianPackage: "libgif7"))
-        }
-    }
-
-    private init(_ library: DynamicLibrary) throws(ImageError) {
+    /// Resolves the entry points from `library`.
+    package init(_ library: DynamicLibrary) throws(ImageError) {
         self.library = library
         open = try library.function("DGifOpen")
         close = try library.function("DGifCloseFile")

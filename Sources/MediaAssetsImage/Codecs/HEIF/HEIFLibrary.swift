@@ -2,7 +2,11 @@ import CDynamicCodecs
 
 /// libheif.so.1's decoding entry points, loaded at run time (libheif decodes HEIC through libde265 and AVIF
 /// through dav1d/libaom, which its package pulls in).
-package final class HEIFLibrary: Sendable {
+package final class HEIFLibrary: DynamicLibraryBinding {
+    package static let defaultSoname = "libheif.so.1"
+    package static let format = ImageFormat.heic
+    package static let debianPackage = "libheif1"
+
     let contextAlloc: ma_heif_context_alloc_fn
     let contextFree: ma_heif_context_free_fn
     let readFromMemory: ma_heif_read_from_memory_fn
@@ -22,14 +26,8 @@ package final class HEIFLibrary: Sendable {
     /// The installed library, loaded at first use (or why it could not be).
     package static let system = HEIFLibrary.load()
 
-    /// Loads `soname`; a bogus name simulates a machine without libheif1.
-    package static func load(soname: String = "libheif.so.1") -> Result<HEIFLibrary, ImageError> {
-        Result { () throws(ImageError) in
-            try HEIFLibrary(DynamicLibrary(soname: soname, format: .heic, debianPackage: "libheif1"))
-        }
-    }
-
-    private init(_ library: DynamicLibrary) throws(ImageError) {
+    /// Resolves the entry points from `library`.
+    package init(_ library: DynamicLibrary) throws(ImageError) {
         // The declarations follow libheif 1.15; heif_error and the calls used are unchanged since 1.4.
         let major = try library.function("heif_get_version_number_major", as: ma_heif_get_version_part_fn.self)()
         let minor = try library.function("heif_get_version_number_minor", as: ma_heif_get_version_part_fn.self)()

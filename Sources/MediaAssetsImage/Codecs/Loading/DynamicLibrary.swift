@@ -52,3 +52,25 @@ package struct DynamicLibrary: @unchecked Sendable {
         dlerror().map { String(cString: $0) } ?? "not found"
     }
 }
+
+/// A set of entry points resolved from one `DynamicLibrary` (libwebp's, giflib's, …).
+package protocol DynamicLibraryBinding: Sendable {
+    /// The soname loaded by default ("libwebp.so.7").
+    static var defaultSoname: String { get }
+    /// The format the library serves, for errors.
+    static var format: ImageFormat { get }
+    /// The Debian package that installs it.
+    static var debianPackage: String { get }
+
+    /// Resolves the entry points, checking the version where the library reports one.
+    init(_ library: DynamicLibrary) throws(ImageError)
+}
+
+extension DynamicLibraryBinding {
+    /// Loads `soname` and resolves the entry points; a bogus name simulates a machine without the library.
+    package static func load(soname: String = defaultSoname) -> Result<Self, ImageError> {
+        Result { () throws(ImageError) in
+            try Self(DynamicLibrary(soname: soname, format: format, debianPackage: debianPackage))
+        }
+    }
+}

@@ -1,7 +1,11 @@
 import CDynamicCodecs
 
 /// libwebp.so.7's decoding and encoding entry points, loaded at run time.
-package final class WebPLibrary: Sendable {
+package final class WebPLibrary: DynamicLibraryBinding {
+    package static let defaultSoname = "libwebp.so.7"
+    package static let format = ImageFormat.webp
+    package static let debianPackage = "libwebp7"
+
     let getFeatures: ma_webp_get_features_fn
     let decodeRGBAInto: ma_webp_decode_rgba_into_fn
     let encodeRGBA: ma_webp_encode_rgba_fn
@@ -11,14 +15,8 @@ package final class WebPLibrary: Sendable {
     /// The installed library, loaded at first use (or why it could not be).
     package static let system = WebPLibrary.load()
 
-    /// Loads `soname`; a bogus name simulates a machine without libwebp7.
-    package static func load(soname: String = "libwebp.so.7") -> Result<WebPLibrary, ImageError> {
-        Result { () throws(ImageError) in
-            try WebPLibrary(DynamicLibrary(soname: soname, format: .webp, debianPackage: "libwebp7"))
-        }
-    }
-
-    private init(_ library: DynamicLibrary) throws(ImageError) {
+    /// Resolves the entry points from `library`.
+    package init(_ library: DynamicLibrary) throws(ImageError) {
         // The declarations follow libwebp 1.x (decoder ABI 2): refuse another major version up front.
         let version = try library.function("WebPGetDecoderVersion", as: ma_webp_get_version_fn.self)()
         guard version >> 16 == 1 else {
@@ -36,7 +34,11 @@ package final class WebPLibrary: Sendable {
 }
 
 /// libwebpdemux.so.2's animation decoder, loaded at run time (only animated WebP needs it).
-package final class WebPDemuxLibrary: Sendable {
+package final class WebPDemuxLibrary: DynamicLibraryBinding {
+    package static let defaultSoname = "libwebpdemux.so.2"
+    package static let format = ImageFormat.webp
+    package static let debianPackage = "libwebpdemux2"
+
     let demux: ma_webp_demux_fn
     let demuxGet: ma_webp_demux_get_fn
     let demuxDelete: ma_webp_demux_delete_fn
@@ -49,14 +51,8 @@ package final class WebPDemuxLibrary: Sendable {
     /// The installed library, loaded at first use (or why it could not be).
     package static let system = WebPDemuxLibrary.load()
 
-    /// Loads `soname`; a bogus name simulates a machine without libwebpdemux2.
-    package static func load(soname: String = "libwebpdemux.so.2") -> Result<WebPDemuxLibrary, ImageError> {
-        Result { () throws(ImageError) in
-            try WebPDemuxLibrary(DynamicLibrary(soname: soname, format: .webp, debianPackage: "libwebpdemux2"))
-        }
-    }
-
-    private init(_ library: DynamicLibrary) throws(ImageError) {
+    /// Resolves the entry points from `library`.
+    package init(_ library: DynamicLibrary) throws(ImageError) {
         demux = try library.function("WebPDemuxInternal")
         demuxGet = try library.function("WebPDemuxGetI")
         demuxDelete = try library.function("WebPDemuxDelete")
