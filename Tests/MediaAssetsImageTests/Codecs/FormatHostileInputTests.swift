@@ -64,10 +64,17 @@ struct FormatHostileInputTests {
         for length in 0..<data.count { Self.expectRefused(data.prefix(length), "cut at \(length) of \(data.count)") }
     }
 
-    @Test("every truncation of a GIF is a typed error", .enabled(if: CodecAvailability.gif, "install libgif7"))
+    @Test(
+        "every truncation of a GIF is a typed error, also for the first frame alone",
+        .enabled(if: CodecAvailability.gif, "install libgif7")
+    )
     func gifTruncations() throws {
         let data = try FormatSamples.gif()
-        for length in 0..<data.count { Self.expectRefused(data.prefix(length), "cut at \(length) of \(data.count)") }
+        for length in 0..<data.count {
+            Self.expectRefused(data.prefix(length), "cut at \(length) of \(data.count)")
+            // a still decode skips the later frames' data but still needs the trailer
+            #expect(throws: ImageError.self, "still, cut at \(length)") { try ImageDecoder.decode(data.prefix(length)) }
+        }
     }
 
     @Test("truncations of a HEIC are typed errors", .enabled(if: CodecAvailability.heif, "install libheif1"))

@@ -9,8 +9,8 @@ import Foundation
 /// canvas, and delays under 20 ms are shown for 100 ms. The NETSCAPE2.0 loop count n becomes n + 1 plays
 /// (0 stays "forever"); without it the animation plays once.
 ///
-/// A file must reach its trailer (`;`): a cut download throws `.truncated`. `decode(_:options:)` reads only
-/// up to the first frame.
+/// A file must reach its trailer (`;`): a cut download throws `.truncated`, also from `decode(_:options:)`,
+/// which composites only the first frame and skips the others' compressed data without decoding it.
 public struct GIFDecoder: ImageDecoding {
     private let library: Result<GIFLibrary, ImageError>
 

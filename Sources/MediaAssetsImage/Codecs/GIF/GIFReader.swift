@@ -60,6 +60,11 @@ struct GIFReader {
                 switch record {
                 case MA_GIF_RECORD_IMAGE:
                     try check(library.imageDescription(file), file)
+                    // Past the frames asked for, only check the file is whole: skip the data without decoding.
+                    if frames.count >= frameLimit {
+                        try skipImageData(file)
+                        continue
+                    }
                     try ImageDecoder.checkAnimationLimits(
                         format: .gif, frameCount: frames.count + 1, canvas: canvasSize, options: options
                     )
@@ -78,7 +83,6 @@ struct GIFReader {
                     )
                     frames.append(AnimatedImage.Frame(image: canvas.image, duration: control.duration))
                     control = FrameControl()
-                    if frames.count >= frameLimit { return AnimatedImage(frames: frames, loopCount: loopCount) }
                 case MA_GIF_RECORD_EXTENSION:
                     try readExtension(file, control: &control, loopCount: &loopCount)
                 case MA_GIF_RECORD_TERMINATE:
