@@ -23,6 +23,10 @@ public struct ImageCodecRegistry: Sendable {
         decoders: [JPEGDecoder(), PNGDecoder(), WebPDecoder(), GIFDecoder(), HEIFDecoder()]
     )
 
+    /// The decoders' identifiers in order ("jpeg+png+webp+gif+heif"): part of the key of what this registry
+    /// decodes, so a util whose registry differs does not share decoded images with one whose registry does not.
+    public var identifier: String { decoders.map(\.identifier).joined(separator: "+") }
+
     /// Adds `decoder` in front of the others, replacing any decoder with the same identifier.
     public mutating func register(_ decoder: any ImageDecoding) {
         decoders.removeAll { $0.identifier == decoder.identifier }
