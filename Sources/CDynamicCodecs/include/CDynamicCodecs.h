@@ -203,6 +203,8 @@ typedef struct {
     int image_orientation;  // enum heif_orientation, 1...8 as EXIF
 } ma_heif_encoding_options;
 
+/// heif_init(params): registers the built-in plugins; NULL params take the defaults.
+typedef ma_heif_error (*ma_heif_init_fn)(const void *);
 /// heif_get_version_number_major() / _minor().
 typedef int (*ma_heif_get_version_part_fn)(void);
 typedef void *(*ma_heif_context_alloc_fn)(void);

@@ -37,6 +37,15 @@ package final class HEIFLibrary: DynamicLibraryBinding {
                 reason: "version \(major).\(minor) is not the 1.x (≥ 1.4) ABI this build declares"
             )
         }
+        // Once per process (this runs once, behind `system`'s lazy initialisation): registers the decoder
+        // plugins before any thread decodes, instead of leaving it to a first use that may race.
+        let initialization = try library.function("heif_init", as: ma_heif_init_fn.self)(nil)
+        guard initialization.code == 0 else {
+            throw ImageError.libraryMissing(
+                format: .heic, library: library.soname, debianPackage: library.debianPackage,
+                reason: initialization.message.map { String(cString: $0) } ?? "heif_init failed"
+            )
+        }
         self.library = library
         contextAlloc = try library.function("heif_context_alloc")
         contextFree = try library.function("heif_context_free")
