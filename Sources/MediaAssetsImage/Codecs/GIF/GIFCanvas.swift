@@ -61,32 +61,33 @@ struct GIFCanvas {
     /// The canvas now.
     var image: Image { Image(width: size.width, height: size.height, pixels: pixels) }
 
-    /// Applies the previous frame's disposal, then draws `indices` (`rectangle.width` per row) clipped to
-    /// the canvas.
-    mutating func draw(
-        _ indices: [UInt8], in rectangle: Rectangle, palette: GIFPalette, transparentIndex: Int?,
-        disposal: Disposal
-    ) {
+    /// Starts a frame: applies the previous frame's disposal and remembers this one's.
+    mutating func beginFrame(in rectangle: Rectangle, disposal: Disposal) {
         applyPendingDisposal()
         pendingDisposal = (disposal, rectangle, disposal == .previous ? pixels : nil)
-        guard !indices.isEmpty else { return }
-        let colors = palette.colors
+    }
+
+    /// Draws row `row` of the current frame (`line` holds `rectangle.width` palette indices), clipped to the
+    /// canvas; rows may come in any order (interlaced files).
+    mutating func drawRow(
+        _ row: Int, _ line: UnsafeBufferPointer<UInt8>, in rectangle: Rectangle, palette: GIFPalette,
+        transparentIndex: Int?
+    ) {
+        let y = rectangle.top + row
+        guard y >= 0, y < size.height else { return }
         let columns = rectangle.columns(within: size.width)
-        let rows = rectangle.rows(within: size.height)
-        guard !columns.isEmpty, !rows.isEmpty else { return }
+        let colors = palette.colors
+        let width = size.width
         pixels.withUnsafeMutableBufferPointer { canvas in
-            for y in rows {
-                let sourceRow = (y - rectangle.top) * rectangle.width - rectangle.left
-                for x in columns {
-                    let index = Int(indices[sourceRow + x])
-                    if index == transparentIndex || index >= colors.count { continue }
-                    let color = colors[index]
-                    let offset = (y * size.width + x) * 4
-                    canvas[offset] = color.red
-                    canvas[offset + 1] = color.green
-                    canvas[offset + 2] = color.blue
-                    canvas[offset + 3] = 255
-                }
+            for x in columns {
+                let index = Int(line[x - rectangle.left])
+                if index == transparentIndex || index >= colors.count { continue }
+                let color = colors[index]
+                let offset = (y * width + x) * 4
+                canvas[offset] = color.red
+                canvas[offset + 1] = color.green
+                canvas[offset + 2] = color.blue
+                canvas[offset + 3] = 255
             }
         }
     }

@@ -76,11 +76,11 @@ struct GIFReader {
                         left: Int(description.Left), top: Int(description.Top),
                         width: Int(description.Width), height: Int(description.Height)
                     )
-                    let indices = try readIndices(file, rectangle, interlaced: description.Interlace, options: options)
-                    canvas.draw(
-                        indices, in: rectangle, palette: palette, transparentIndex: control.transparentIndex,
-                        disposal: control.disposal
-                    )
+                    canvas.beginFrame(in: rectangle, disposal: control.disposal)
+                    let transparentIndex = control.transparentIndex
+                    try readRows(file, rectangle, interlaced: description.Interlace, options: options) { row, line in
+                        canvas.drawRow(row, line, in: rectangle, palette: palette, transparentIndex: transparentIndex)
+                    }
                     frames.append(AnimatedImage.Frame(image: canvas.image, duration: control.duration))
                     control = FrameControl()
                 case MA_GIF_RECORD_EXTENSION:
@@ -97,34 +97,30 @@ struct GIFReader {
         }
     }
 
-    /// The frame's palette indices, row-major, with interlaced rows put in place; nothing for an empty frame.
-    private func readIndices(
+    /// Reads the frame's rows one at a time into a single line buffer (interlaced rows in file order) and hands
+    /// each to `body` with its row number, so memory stays O(width) whatever the frame claims; a frame without
+    /// pixels has its data skipped. The frame's pixel count is bounded like an image's.
+    private func readRows(
         _ file: UnsafeMutablePointer<ma_gif_file>, _ rectangle: GIFCanvas.Rectangle, interlaced: Bool,
-        options: ImageDecodingOptions
-    ) throws -> [UInt8] {
+        options: ImageDecodingOptions, _ body: (Int, UnsafeBufferPointer<UInt8>) -> Void
+    ) throws {
         let (pixelCount, overflow) = rectangle.width.multipliedReportingOverflow(by: rectangle.height)
         if overflow || pixelCount > options.maxPixelCount {
             throw ImageError.tooManyPixels(
-                width: rectangle.width, height: rectangle.height, limit: options.maxPixelCount)
+                width: rectangle.width, height: rectangle.height, limit: options.maxPixelCount
+            )
         }
-        guard pixelCount > 0 else {
-            try skipImageData(file)
-            return []
-        }
-        var indices = [UInt8](repeating: 0, count: pixelCount)
-        let rowOrder: [Int] =
-            interlaced
-            ? [(0, 8), (4, 8), (2, 4), (1, 2)].flatMap { start, step in
-                Array(stride(from: start, to: rectangle.height, by: step))
-            }
-            : Array(0..<rectangle.height)
-        try indices.withUnsafeMutableBufferPointer { buffer in
-            for row in rowOrder {
-                let line = buffer.baseAddress! + row * rectangle.width
-                try check(library.line(file, line, Int32(rectangle.width)), file)
+        guard pixelCount > 0 else { return try skipImageData(file) }
+        let passes = interlaced ? [(0, 8), (4, 8), (2, 4), (1, 2)] : [(0, 1)]
+        var line = [UInt8](repeating: 0, count: rectangle.width)
+        try line.withUnsafeMutableBufferPointer { buffer in
+            for (start, step) in passes {
+                for row in stride(from: start, to: rectangle.height, by: step) {
+                    try check(library.line(file, buffer.baseAddress, Int32(rectangle.width)), file)
+                    body(row, UnsafeBufferPointer(buffer))
+                }
             }
         }
-        return indices
     }
 
     /// Skips the compressed data of a frame without pixels (zero width or height).
