@@ -24,10 +24,12 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
         .target(name: "CPNG", dependencies: ["CLibPNG"]),
+        // Declarations of libwebp, libwebpdemux, giflib and libheif, loaded at run time (nothing linked)
+        .target(name: "CDynamicCodecs"),
 
         // Core and media modules
         .target(name: "MediaAssets"),
-        .target(name: "MediaAssetsImage", dependencies: ["MediaAssets", "CJPEG", "CPNG"]),
+        .target(name: "MediaAssetsImage", dependencies: ["MediaAssets", "CJPEG", "CPNG", "CDynamicCodecs"]),
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "CZlib"]),
         .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
@@ -105,7 +107,10 @@ let package = Package(
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(
             name: "MediaAssetsImageTests",
-            dependencies: ["MediaAssetsImage", "CJPEG", "CPNG", "TestSupport", "SampleOrigin"]
+            dependencies: [
+                "MediaAssetsImage", "CJPEG", "CPNG", "CDynamicCodecs", "TestSupport", "SampleOrigin",
+            ],
+            exclude: ["Codecs/Samples"]
         ),
         .testTarget(
             name: "MediaAssetsAnimationTests",

@@ -28,6 +28,72 @@ func runImageCodecBenchmarks(table: BenchmarkTable) async throws {
 
     try addOrientationRow(table: table)
     try addPNGRows(table: table)
+    try addRunTimeFormatRows(table: table)
+}
+
+/// WebP, GIF and HEIC rows (libwebp, giflib, libheif loaded at run time; a missing one skips its rows).
+private func addRunTimeFormatRows(table: BenchmarkTable) throws {
+    let photo = makePhotoLikeImage(width: 1024, height: 768, seed: 11)
+    let jpeg = try ImageEncoder.jpeg(photo, quality: 85)
+    let jpegDecode = try medianSeconds { blackHole(try ImageDecoder.decode(jpeg)) }
+    do {
+        let webp = try WebPEncoder(compression: .lossy(quality: 85)).encode(photo)
+        let webpDecode = try medianSeconds { blackHole(try ImageDecoder.decode(webp)) }
+        table.add("webp decode 1024×768 q85 (\(webp.count / 1024) KiB)", unit: "ms", median: webpDecode * 1e3,
+                  baseline: "jpeg decode same photo q85 (\(jpeg.count / 1024) KiB)", baselineMedian: jpegDecode * 1e3)
+
+        let avatars = try (0..<40).map { seed in
+            try AvatarStyle.circle(diameter: 96).process(makePhotoLikeImage(width: 96, height: 96, seed: UInt64(seed)))
+        }
+        let webpEncoder = WebPEncoder(compression: .lossy(quality: 80))
+        let pngEncoder = PNGEncoder(compressionLevel: 1)
+        let webpBytes = try avatars.reduce(0) { $0 + (try webpEncoder.encode($1)).count }
+        let pngBytes = try avatars.reduce(0) { $0 + (try pngEncoder.encode($1)).count }
+        table.add("webp q80 variant size, 40 circle avatars 96²", unit: "KiB", median: Double(webpBytes) / 1024,
+                  baseline: "png level 1 variants (same set)", baselineMedian: Double(pngBytes) / 1024)
+        let webpEncode = try medianSeconds { for avatar in avatars { blackHole(try webpEncoder.encode(avatar)) } }
+        let pngEncode = try medianSeconds { for avatar in avatars { blackHole(try pngEncoder.encode(avatar)) } }
+        table.add("webp q80 encode 96² avatar (mean of 40)", unit: "ms", median: webpEncode / 40 * 1e3,
+                  baseline: "png level 1 encode (same set)", baselineMedian: pngEncode / 40 * 1e3)
+    } catch ImageError.libraryMissing(_, let library, _, _) {
+        print("(webp rows skipped: \(library) is not installed)")
+    }
+    do {
+        let gif = try animatedGIF(frameCount: 100)
+        let allFrames = try medianSeconds { blackHole(try ImageCodecRegistry.standard.decodeAnimation(gif)) }
+        let firstFrame = try medianSeconds { blackHole(try ImageDecoder.decode(gif)) }
+        table.add("gif decode 100 frames 256², per frame", unit: "ms", median: allFrames / 100 * 1e3,
+                  baseline: "gif decode first frame only", baselineMedian: firstFrame * 1e3)
+    } catch ImageError.libraryMissing(_, let library, _, _) {
+        print("(gif rows skipped: \(library) is not installed)")
+    }
+    do {
+        let heic = try HEIFFixtureEncoder.encode(photo)
+        let heicDecode = try medianSeconds { blackHole(try ImageDecoder.decode(heic)) }
+        table.add("heic (x265 q90) decode 1024×768 (\(heic.count / 1024) KiB)", unit: "ms", median: heicDecode * 1e3,
+                  baseline: "jpeg decode same photo q85", baselineMedian: jpegDecode * 1e3)
+    } catch ImageError.libraryMissing(_, let library, _, _) {
+        print("(heic rows skipped: \(library) is not installed)")
+    }
+}
+
+/// A 256×256 GIF of `frameCount` frames: a 64×64 moving square over a first full frame, written by giflib.
+private func animatedGIF(frameCount: Int) throws -> Data {
+    let palette = (0..<256).map { RGBA(red: UInt8($0), green: UInt8(255 - $0), blue: UInt8($0 / 2)) }
+    let background = GIFWriter.Frame(
+        width: 256, height: 256, indices: (0..<65536).map { UInt8(($0 % 256 + $0 / 256) % 256) }
+    )
+    let squares = (1..<frameCount).map { index in
+        GIFWriter.Frame(
+            left: index % 192, top: (index * 3) % 192, width: 64, height: 64,
+            indices: (0..<4096).map { UInt8(($0 + index) % 256) }, disposal: 2, delayHundredths: 4
+        )
+    }
+    return try GIFWriter().write { file, writer in
+        try writer.screen(file, 256, 256, palette)
+        try writer.netscape(file, 0)
+        for frame in [background] + squares { try writer.frame(file, frame) }
+    }
 }
 
 /// What applying EXIF orientation 6 (a quarter turn) adds to a 1024×768 decode.

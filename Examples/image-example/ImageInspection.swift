@@ -3,25 +3,73 @@ import Foundation
 import MediaAssets
 import MediaAssetsImage
 
-/// The run with an input: one image fetched, decoded, styled and written as PNG.
+/// The run with an input: one image fetched, decoded, styled and written as PNG or WebP; with `--frames`, every
+/// frame of an animation written as PNG.
 enum ImageInspection {
-    static func run(input: String, style: AvatarStyle, cacheDirectory: URL, output: URL) async throws {
+    /// The encoding of the styled output.
+    enum OutputFormat: String {
+        case png
+        case webp
+
+        static func parse(_ value: String?) throws -> OutputFormat {
+            guard let value else { return .png }
+            guard let format = OutputFormat(rawValue: value.lowercased()) else {
+                throw ExampleError.usage(reason: "--format is png or webp, got \(value)")
+            }
+            return format
+        }
+
+        func encode(_ image: Image) throws -> Data {
+            switch self {
+            case .png: return try ImageEncoder.png(image)
+            case .webp: return try WebPEncoder(compression: .lossy(quality: 80)).encode(image)
+            }
+        }
+    }
+
+    static func run(
+        input: String, style: AvatarStyle, format: OutputFormat, cacheDirectory: URL, output: URL,
+        framesDirectory: URL?
+    ) async throws {
         let url = try ExampleInput.url(for: input)
         let manager = try AssetsManager(configuration: .init(diskDirectory: cacheDirectory, loader: LocalFileLoader()))
         let images = ImageUtil(manager: manager)
         let (image, duration) = try await Formatting.timed { try await images.image(for: url, style: style) }
-        try ExampleDirectories.write(try ImageEncoder.png(image), to: output)
+        let encoded = try format.encode(image)
+        try ExampleDirectories.write(encoded, to: output)
+        // The original's bytes are cached by now: the header and the frames cost no download.
+        let original = try await manager.data(for: AssetRequest(url: url), storageType: .hybrid(.image))
+        let header = try ImageDecoder.header(of: original)
+        let animation = try ImageCodecRegistry.standard.decodeAnimation(original)
+        if let framesDirectory {
+            for (index, frame) in animation.frames.enumerated() {
+                let name = "frame-" + String(index + 1).leftPadded(to: 3) + ".png"
+                try ExampleDirectories.write(
+                    try ImageEncoder.png(frame.image), to: framesDirectory.appendingPathComponent(name)
+                )
+            }
+        }
         let fetches = manager.fetchStatistics
         print("image-example")
         print("  input   \(url.absoluteString)")
+        print("  format  \(header.format) \(header.width)x\(header.height)"
+            + (animation.isAnimated ? ", \(animation.frames.count) frames, loop \(animation.loopCount)" : ""))
         print("  style   \(style.identifier)")
         print("  image   \(image.width)x\(image.height)\(image.hasTransparency ? ", with transparency" : "")")
         print("  time    \(Formatting.duration(duration))")
         print("  bytes   \(Formatting.bytes(fetches.bytesDownloaded)) loaded, "
             + "\(Formatting.bytes(fetches.bytesServedFromCache)) from cache")
-        print("  output  \(output.path)")
+        print("  output  \(output.path) (\(format.rawValue), \(Formatting.bytes(encoded.count)))")
+        if let framesDirectory { print("  frames  \(animation.frames.count) written to \(framesDirectory.path)") }
         print("  cache   \(cacheDirectory.path)")
         print("")
         await StatisticsReport.print(manager: manager, utils: [("ImageUtil", images.statistics.description)])
+    }
+}
+
+extension String {
+    /// This string with leading zeros up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

@@ -1,11 +1,13 @@
 import Foundation
 
-/// Decodes JPEG and PNG bytes into premultiplied RGBA `Image`s.
+/// Decodes image bytes into premultiplied RGBA `Image`s through `ImageCodecRegistry.standard`.
 ///
-/// The format comes from the magic bytes. Every failure is a thrown `ImageError`: corrupt, truncated or
-/// hostile input never ends the process (libjpeg's and libpng's longjmp-based errors are caught in the C
-/// shims). The header is read first and its size checked against `ImageDecodingOptions.maxPixelCount` before
-/// any pixel memory is allocated.
+/// The format comes from the magic bytes: JPEG and PNG through the linked libjpeg-turbo and libpng; WebP, GIF,
+/// HEIC and AVIF through libwebp, giflib and libheif loaded at run time (a missing one throws
+/// `ImageError.libraryMissing` naming the Debian package). Every failure is a thrown `ImageError`: corrupt,
+/// truncated or hostile input never ends the process (libjpeg's and libpng's longjmp-based errors are caught in
+/// the C shims). The header is read first and its size checked against `ImageDecodingOptions.maxPixelCount`
+/// before any pixel memory is allocated.
 ///
 /// Truncation policy: a file that ends early throws `ImageError.truncated` instead of returning a partial
 /// image (libjpeg would fill the missing rows with grey), so a cut download is never cached as if it were
@@ -13,36 +15,23 @@ import Foundation
 /// (stray bytes between markers, one bad Huffman code) are tolerated, as browsers do. Progressive JPEGs with
 /// more than 1000 scans are refused as corrupt (a CPU bomb).
 ///
-/// PNG is always decoded at full size and its orientation is not read (no eXIf support); `targetSize` and
-/// `appliesOrientation` act on JPEG only.
+/// PNG is always decoded at full size and its orientation is not read (no eXIf support); `targetSize` acts on
+/// JPEG only.
 public enum ImageDecoder {
-    /// Decodes `data` into an upright (unless told otherwise), premultiplied RGBA image.
+    /// Decodes `data` into an upright (unless told otherwise), premultiplied RGBA image; the first frame of an
+    /// animation.
     ///
     /// - Throws: `ImageError`
     /// - Complexity: O(encoded bytes + output pixels); a JPEG DCT downscale shrinks the second term.
     public static func decode(_ data: Data, options: ImageDecodingOptions = .init()) throws -> Image {
-        let format = try format(of: data)
-        return try data.withUnsafeBytes { bytes in
-            switch format {
-            case .jpeg: return try decodeJPEG(bytes, options: options)
-            case .png: return try decodePNG(bytes, options: options)
-            }
-        }
+        try ImageCodecRegistry.standard.decode(data, options: options)
     }
 
     /// Reads only the header of `data`: format, stored size, EXIF orientation and whether it has alpha.
     ///
     /// - Throws: `ImageError` (never `.tooManyPixels`: the header of a huge image is readable).
     public static func header(of data: Data) throws -> ImageHeader {
-        let format = try format(of: data)
-        let header = try data.withUnsafeBytes { bytes in
-            switch format {
-            case .jpeg: return try jpegHeader(bytes)
-            case .png: return try pngHeader(bytes)
-            }
-        }
-        try checkDimensions(of: header)
-        return header
+        try ImageCodecRegistry.standard.header(of: data)
     }
 
     static func format(of data: Data) throws -> ImageFormat {
@@ -65,6 +54,21 @@ public enum ImageDecoder {
         let (_, byteOverflow) = pixelCount.multipliedReportingOverflow(by: 4)
         if pixelOverflow || byteOverflow || pixelCount > options.maxPixelCount {
             throw ImageError.tooManyPixels(width: header.width, height: header.height, limit: options.maxPixelCount)
+        }
+    }
+
+    /// Refuses an animation whose frame count, or whose frames' total pixels, are above the limits.
+    static func checkAnimationLimits(
+        format: ImageFormat, frameCount: Int, canvas: PixelSize, options: ImageDecodingOptions
+    ) throws {
+        if frameCount > options.maxFrameCount {
+            throw ImageError.tooManyFrames(format: format, frameCount: frameCount, limit: options.maxFrameCount)
+        }
+        let (total, overflow) = (canvas.width * canvas.height).multipliedReportingOverflow(by: frameCount)
+        if overflow || total > options.maxAnimationPixelCount {
+            throw ImageError.animationTooLarge(
+                format: format, frameCount: frameCount, canvas: canvas, limit: options.maxAnimationPixelCount
+            )
         }
     }
 

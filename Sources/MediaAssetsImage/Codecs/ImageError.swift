@@ -5,7 +5,7 @@ import Foundation
 /// Bad input always ends here, never in a crash: corrupt or truncated files, headers that claim more pixels
 /// than allowed (decompression bombs), formats that are not images.
 public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
-    /// The bytes are neither JPEG nor PNG (or empty). Carries their count and up to the first 8 bytes.
+    /// No registered decoder recognises the bytes (or they are empty). Carries their count and up to the first 8 bytes.
     case unknownFormat(byteCount: Int, leadingBytes: [UInt8])
     /// The header claims a zero (or otherwise impossible) width or height.
     case invalidDimensions(format: ImageFormat, width: Int, height: Int)
@@ -19,32 +19,46 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case unsupported(format: ImageFormat, reason: String)
     /// The codec library ran out of memory.
     case outOfMemory(format: ImageFormat, reason: String)
+    /// The animation has more frames than `ImageDecodingOptions.maxFrameCount`; refused before decoding them.
+    case tooManyFrames(format: ImageFormat, frameCount: Int, limit: Int)
+    /// The animation's frames together hold more pixels than `ImageDecodingOptions.maxAnimationPixelCount`.
+    case animationTooLarge(format: ImageFormat, frameCount: Int, canvas: PixelSize, limit: Int)
+    /// The system library that decodes (or encodes) `format` could not be loaded at run time.
+    case libraryMissing(format: ImageFormat, library: String, debianPackage: String, reason: String)
     /// Encoding failed (for example a side longer than the format allows); `reason` says why.
     case encodingFailed(format: ImageFormat, reason: String)
 
     /// A sentence a person can act on.
     public var description: String {
         switch self {
-        case let .unknownFormat(byteCount, leadingBytes):
+        case .unknownFormat(let byteCount, let leadingBytes):
             if byteCount == 0 { return "Cannot decode an image from empty data" }
             let hex = leadingBytes.map { byte in
                 let digits = String(byte, radix: 16, uppercase: true)
                 return digits.count == 1 ? "0" + digits : digits
             }.joined(separator: " ")
-            return "\(byteCount) bytes are neither JPEG nor PNG (they start with \(hex))"
-        case let .invalidDimensions(format, width, height):
+            return "\(byteCount) bytes are not an image format any registered decoder knows (they start with \(hex))"
+        case .invalidDimensions(let format, let width, let height):
             return "\(format) header claims an impossible size of \(width)×\(height) pixels"
-        case let .tooManyPixels(width, height, limit):
+        case .tooManyPixels(let width, let height, let limit):
             return "Image of \(width)×\(height) pixels exceeds the limit of \(limit) pixels; refused before decoding"
-        case let .corrupt(format, reason):
+        case .corrupt(let format, let reason):
             return "Corrupt \(format) data: \(reason)"
-        case let .truncated(format, reason):
+        case .truncated(let format, let reason):
             return "Truncated \(format) data (the file ends early): \(reason)"
-        case let .unsupported(format, reason):
+        case .unsupported(let format, let reason):
             return "Unsupported \(format) variant: \(reason)"
-        case let .outOfMemory(format, reason):
+        case .outOfMemory(let format, let reason):
             return "Out of memory while decoding \(format): \(reason)"
-        case let .encodingFailed(format, reason):
+        case .tooManyFrames(let format, let frameCount, let limit):
+            return "\(format) animation has at least \(frameCount) frames, over the limit of \(limit); refused"
+        case .animationTooLarge(let format, let frameCount, let canvas, let limit):
+            return "\(format) animation of \(frameCount) frames of \(canvas.width)×\(canvas.height) exceeds "
+                + "the limit of \(limit) pixels for all frames together; refused before decoding"
+        case .libraryMissing(let format, let library, let debianPackage, let reason):
+            return "Cannot decode \(format): \(library) could not be loaded (\(reason)). "
+                + "Install it with `apt-get install \(debianPackage)`"
+        case .encodingFailed(let format, let reason):
             return "Could not encode \(format): \(reason)"
         }
     }

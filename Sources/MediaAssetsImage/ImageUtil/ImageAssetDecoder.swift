@@ -16,9 +16,11 @@ public struct ImageAssetDecoder: AssetDecoding {
         self.renderer = VariantRenderer(configuration: configuration)
     }
 
-    /// `image`, or `image(raw-orientation)` when EXIF orientation is not applied.
+    /// `image(<decoders>)`, with `,raw-orientation` when EXIF orientation is not applied: utils with other
+    /// decoders or orientation handling never share decoded images.
     public var identifier: String {
-        renderer.decodingOptions.appliesOrientation ? "image" : "image(raw-orientation)"
+        let orientation = renderer.decodingOptions.appliesOrientation ? "" : ",raw-orientation"
+        return "image(\(renderer.codecs.identifier)\(orientation))"
     }
 
     /// Decodes `data` toward `targetSize` (`nil`: full size).

@@ -12,6 +12,8 @@ extension ImageUtil {
         public var pngCompressionLevel: Int
         /// Where `avatar(_:)` and `setAvatar(_:deliver:)` keep originals and styled variants.
         public var avatarStorageType: StorageType
+        /// The decoders, chosen per image by its magic bytes; register your own here.
+        public var codecs: ImageCodecRegistry
 
         /// Creates a configuration: 100-megapixel limit, PNG for transparent variants and JPEG at quality 85
         /// otherwise, PNG level 1, avatars in `.hybrid(.image)`.
@@ -19,12 +21,14 @@ extension ImageUtil {
             decodingOptions: ImageDecodingOptions = ImageDecodingOptions(),
             variantFormat: VariantFormat = .automatic(jpegQuality: 85),
             pngCompressionLevel: Int = 1,
-            avatarStorageType: StorageType = .hybrid(.image)
+            avatarStorageType: StorageType = .hybrid(.image),
+            codecs: ImageCodecRegistry = .standard
         ) {
             self.decodingOptions = decodingOptions
             self.variantFormat = variantFormat
             self.pngCompressionLevel = pngCompressionLevel
             self.avatarStorageType = avatarStorageType
+            self.codecs = codecs
         }
     }
 
@@ -34,5 +38,8 @@ extension ImageUtil {
         case automatic(jpegQuality: Int)
         /// Always PNG: lossless, larger for photographic rectangles.
         case png
+        /// Always WebP (libwebp loaded at run time): lossy at `quality` (0...100) with lossless alpha, or
+        /// lossless when `quality` is `nil`. Several times smaller than PNG for photographic avatars.
+        case webp(quality: Int?)
     }
 }

@@ -31,6 +31,8 @@ public final class ImageUtil: Sendable {
     public let renderer: VariantRenderer
     /// The staged pipeline the util runs on.
     public let pipeline: AssetPipeline<ImageAssetDecoder>
+    /// The pipeline of animations (every frame), beside the one of still images.
+    public let animationPipeline: AssetPipeline<AnimatedImageDecoder>
 
     /// Creates a util over `manager`.
     public init(manager: AssetsManager, configuration: Configuration = Configuration()) {
@@ -39,6 +41,9 @@ public final class ImageUtil: Sendable {
         let decoder = ImageAssetDecoder(configuration: configuration)
         self.renderer = decoder.renderer
         self.pipeline = AssetPipeline(manager: manager, decoder: decoder)
+        self.animationPipeline = AssetPipeline(
+            manager: manager, decoder: AnimatedImageDecoder(configuration: configuration)
+        )
     }
 
     /// Returns the image at `request` in `style`, from memory, storage or the network, in that order.

@@ -26,12 +26,15 @@ public struct VariantRenderer: Sendable {
     public var variantFormat: ImageUtil.VariantFormat
     /// The zlib level (0...9) of PNG variants.
     public var pngCompressionLevel: Int
+    /// The decoders, chosen by magic bytes.
+    public var codecs: ImageCodecRegistry
 
     /// Creates a renderer with an `ImageUtil` configuration's codec settings.
     public init(configuration: ImageUtil.Configuration = ImageUtil.Configuration()) {
         self.decodingOptions = configuration.decodingOptions
         self.variantFormat = configuration.variantFormat
         self.pngCompressionLevel = configuration.pngCompressionLevel
+        self.codecs = configuration.codecs
     }
 
     /// Decodes `data` for `style`: a JPEG is downsampled by libjpeg's DCT scaling toward `style.targetSize`
@@ -48,7 +51,7 @@ public struct VariantRenderer: Sendable {
     public func decode(_ data: Data, targetSize: PixelSize?) throws -> Image {
         var options = decodingOptions
         options.targetSize = targetSize
-        return try ImageDecoder.decode(data, options: options)
+        return try codecs.decode(data, options: options)
     }
 
     /// Returns `image` styled by `style` (`.original` returns it unchanged).
@@ -58,7 +61,8 @@ public struct VariantRenderer: Sendable {
         try style.process(image)
     }
 
-    /// Encodes a variant as `variantFormat` says: PNG with alpha when any pixel is transparent, else JPEG.
+    /// Encodes a variant as `variantFormat` says: PNG with alpha when any pixel is transparent, else JPEG;
+    /// or always PNG; or always WebP.
     ///
     /// - Throws: `ImageError.encodingFailed`
     public func encode(_ image: Image) throws -> EncodedVariant {
@@ -67,6 +71,9 @@ public struct VariantRenderer: Sendable {
             return EncodedVariant(data: try ImageEncoder.jpeg(image, quality: quality), format: .jpeg)
         case .automatic, .png:
             return EncodedVariant(data: try png(image), format: .png)
+        case .webp(let quality):
+            let encoder = WebPEncoder(compression: quality.map { .lossy(quality: $0) } ?? .lossless)
+            return EncodedVariant(data: try encoder.encode(image), format: .webp)
         }
     }
 

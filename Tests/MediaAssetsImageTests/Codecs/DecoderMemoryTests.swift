@@ -36,10 +36,7 @@ struct DecoderMemoryTests {
         let child = bytes.withUnsafeBufferPointer { buffer -> pid_t in
             let pid = fork()
             if pid == 0 {
-                switch format {
-                case .png: decodeWithPNGShim(buffer)
-                case .jpeg: decodeWithJPEGShim(buffer)
-                }
+                if format == .png { decodeWithPNGShim(buffer) } else { decodeWithJPEGShim(buffer) }
                 _exit(0)
             }
             return pid

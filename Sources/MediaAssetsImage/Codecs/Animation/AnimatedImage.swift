@@ -1,0 +1,59 @@
+/// Decoded frames of an animation (GIF, animated WebP) with their durations and loop count; a still image is
+/// one frame.
+///
+/// Every frame is a full canvas, already composited as browsers show it (disposal, blending, transparency),
+/// so a player only swaps images. The decoders refuse an animation over `ImageDecodingOptions.maxFrameCount`
+/// or `maxAnimationPixelCount` before decoding its frames, which bounds what one value can hold.
+public struct AnimatedImage: Sendable, Hashable {
+    /// One composited frame and how long it is shown.
+    public struct Frame: Sendable, Hashable {
+        /// The whole canvas at this frame, premultiplied RGBA.
+        public var image: Image
+        /// How long the frame is shown.
+        public var duration: Duration
+
+        /// Creates a frame.
+        public init(image: Image, duration: Duration) {
+            self.image = image
+            self.duration = duration
+        }
+    }
+
+    /// The frames in display order; never empty.
+    public let frames: [Frame]
+    /// How many times the animation plays; 0 means forever.
+    public let loopCount: Int
+
+    /// Creates an animation.
+    ///
+    /// - Precondition: `frames` is not empty and every frame has the same size.
+    public init(frames: [Frame], loopCount: Int) {
+        precondition(!frames.isEmpty, "An animation has at least one frame")
+        precondition(
+            frames.allSatisfy { $0.image.width == frames[0].image.width && $0.image.height == frames[0].image.height },
+            "Every frame of an animation has the canvas size"
+        )
+        self.frames = frames
+        self.loopCount = loopCount
+    }
+
+    /// A still image as a one-frame animation shown for no time.
+    public init(still image: Image) {
+        self.init(frames: [Frame(image: image, duration: .zero)], loopCount: 0)
+    }
+
+    /// The first frame: what static styles of an animated source use.
+    public var firstFrame: Image { frames[0].image }
+
+    /// Whether there is more than one frame.
+    public var isAnimated: Bool { frames.count > 1 }
+
+    /// The canvas size shared by all frames.
+    public var size: PixelSize { PixelSize(width: firstFrame.width, height: firstFrame.height) }
+
+    /// One pass through all frames.
+    public var totalDuration: Duration { frames.reduce(.zero) { $0 + $1.duration } }
+
+    /// The memory all frames occupy, in bytes: what a memory cache charges for this value.
+    public var cost: Int { frames.reduce(0) { $0 + $1.image.cost } }
+}

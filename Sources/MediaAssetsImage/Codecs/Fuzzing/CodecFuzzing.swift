@@ -1,0 +1,38 @@
+import Foundation
+
+/// Limits that keep one fuzz input fast: 4 megapixels, 64 frames.
+private let fuzzOptions = ImageDecodingOptions(
+    maxPixelCount: 4_000_000, maxFrameCount: 64, maxAnimationPixelCount: 16_000_000
+)
+
+/// Feeds arbitrary bytes to the WebP decoder (header, still, animation); it must throw or return, never crash.
+package func fuzzWebPDecoder(_ data: Data) {
+    fuzz(WebPDecoder(), data)
+}
+
+/// Feeds arbitrary bytes to the GIF decoder (header, first frame, every frame).
+package func fuzzGIFDecoder(_ data: Data) {
+    fuzz(GIFDecoder(), data)
+}
+
+/// Feeds arbitrary bytes to the HEIC/AVIF decoder (header, primary image).
+package func fuzzHEIFDecoder(_ data: Data) {
+    fuzz(HEIFDecoder(), data)
+}
+
+/// Feeds arbitrary bytes to whichever standard decoder their magic bytes choose.
+package func fuzzImageCodecRegistry(_ data: Data) {
+    _ = try? ImageCodecRegistry.standard.header(of: data)
+    _ = try? ImageCodecRegistry.standard.decodeAnimation(data, options: fuzzOptions)
+}
+
+/// Feeds arbitrary bytes to the ThumbHash reader and renderer.
+package func fuzzThumbHash(_ data: Data) {
+    _ = try? ImagePlaceholder(thumbHash: data).image()
+}
+
+private func fuzz(_ decoder: some ImageDecoding, _ data: Data) {
+    _ = try? decoder.header(of: data)
+    _ = try? decoder.decode(data, options: fuzzOptions)
+    _ = try? decoder.decodeAnimation(data, options: fuzzOptions)
+}

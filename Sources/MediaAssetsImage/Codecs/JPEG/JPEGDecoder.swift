@@ -1,0 +1,23 @@
+import Foundation
+
+/// Decodes JPEG through the linked libjpeg-turbo: DCT downscaling toward `targetSize`, EXIF orientation.
+public struct JPEGDecoder: ImageDecoding, Hashable {
+    /// "jpeg".
+    public var identifier: String { ImageFormat.jpeg.rawValue }
+
+    /// Creates the decoder.
+    public init() {}
+
+    /// Whether `data` starts with `FF D8 FF`.
+    public func canDecode(_ data: Data) -> Bool { ImageFormat.sniff(data) == .jpeg }
+
+    /// The SOF size, EXIF orientation; never alpha.
+    public func header(of data: Data) throws -> ImageHeader {
+        try data.withUnsafeBytes { try ImageDecoder.jpegHeader($0) }
+    }
+
+    /// Decodes, upright and downscaled toward `options.targetSize` when set.
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        try data.withUnsafeBytes { try ImageDecoder.decodeJPEG($0, options: options) }
+    }
+}
