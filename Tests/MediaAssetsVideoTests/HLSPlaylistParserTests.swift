@@ -1,5 +1,6 @@
 import Foundation
 import MediaAssetsVideo
+import SampleOrigin
 import Testing
 import TestSupport
 
@@ -108,7 +109,7 @@ import TestSupport
 
     @Test func seededMutationsNeverCrashTheParser() {
         // Given valid playlists of both kinds
-        let seeds = [HLSTestStream.masterPlaylist(variants: 2), HLSTestStream.mediaPlaylist(segments: 6)].map {
+        let seeds = [SampleOrigin.hlsMasterPlaylist(variants: 2), SampleOrigin.hlsMediaPlaylist(segments: 6)].map {
             Array($0.utf8)
         }
         var generator = SeededGenerator(seed: 0x48_4C_53)
