@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MediaAssetsVideo", targets: ["MediaAssetsVideo"]),
         .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
+        .library(name: "MediaAssetsVideoProxy", targets: ["MediaAssetsVideoProxy"]),
         .executable(name: "demo", targets: ["demo"]),
         .executable(name: "benchmarks", targets: ["benchmarks"]),
     ],
@@ -31,6 +32,8 @@ let package = Package(
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "CZlib"]),
         .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
+        // A loopback proxy through the video caches, on SampleOrigin's HTTP/1.1 core
+        .target(name: "MediaAssetsVideoProxy", dependencies: ["MediaAssets", "MediaAssetsVideo", "SampleOrigin"]),
 
         // The loopback HTTP origin of the tests and examples, and test support
         .target(name: "SampleOrigin"),
@@ -72,7 +75,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "video-example",
-            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsVideo", "SampleOrigin"],
+            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsVideo", "MediaAssetsVideoProxy", "SampleOrigin"],
             path: "Examples/video-example"
         ),
         .executableTarget(
@@ -91,6 +94,10 @@ let package = Package(
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
+        .testTarget(
+            name: "MediaAssetsVideoProxyTests",
+            dependencies: ["MediaAssetsVideoProxy", "MediaAssetsVideo", "TestSupport", "SampleOrigin"]
+        ),
         .testTarget(
             name: "MediaAssetsImageTests",
             dependencies: ["MediaAssetsImage", "CJPEG", "CPNG", "TestSupport", "SampleOrigin"]
