@@ -34,8 +34,8 @@ extension HLSUtil {
     ///   and the errors of `playlist(for:)` and `data(for:headers:)`.
     public func download(
         _ request: AssetRequest, to directory: URL,
-        select: @Sendable (HLSMasterPlaylist) -> HLSVariant? = HLSUtil.highestBandwidth,
-        progress: (@Sendable (DownloadProgress) -> Void)? = nil
+        progress: (@Sendable (DownloadProgress) -> Void)? = nil,
+        select: @Sendable (HLSMasterPlaylist) -> HLSVariant? = HLSUtil.highestBandwidth
     ) async throws -> URL {
         try createDirectory(directory)
         var plans: [(MediaPlaylistRequest, HLSMediaPlaylist)] = []
