@@ -44,7 +44,7 @@ let package = Package(
             name: "benchmarks",
             dependencies: [
                 "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
-                "CZlib", "SampleOrigin",
+                "CZlib", "SampleOrigin", "MediaAssetsVideoProxy",
             ],
             path: "Benchmarks"
         ),

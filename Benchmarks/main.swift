@@ -17,6 +17,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("avatar-pipeline", runAvatarPipelineBenchmarks),
     ("animation", runAnimationParsingBenchmarks),
     ("video", runVideoBenchmarks),
+    ("video-streaming", runVideoStreamingBenchmarks),
 ]
 
 let table = BenchmarkTable()
