@@ -72,3 +72,9 @@ struct ProxyTarget: Sendable, Hashable {
         self.byteRange = byteRange
     }
 }
+
+/// Feeds arbitrary bytes, as a request path, to the proxy's URL parser: it must return a target or
+/// `nil`, never crash. The libFuzzer entry point of the parser (see `Fuzz/`).
+public func fuzzVideoProxyPath(_ data: Data) {
+    _ = ProxyTarget(path: String(decoding: data, as: UTF8.self))
+}

@@ -135,3 +135,32 @@ struct ProxyFixture {
         #expect(fixture.origin.totalRequestCount == 0)
     }
 }
+
+@Suite struct ProxyPathFuzzTests {
+    @Test func seededMutationsOfProxyPathsNeverCrashTheParser() throws {
+        // Given the path of a real proxy URL (with a byte range in its token)
+        let fixture = try ProxyFixture()
+        defer { fixture.tearDown() }
+        let proxied = fixture.proxy.proxyURL(for: URL(string: "http://127.0.0.1:9/a/b.mp4?token=x")!)
+        let seed = Array(proxied.path.utf8) + Array("/p/MTAtMjB8aHR0cDovLzEyNy4wLjAuMS9hLnRz/a.ts".utf8)
+        var generator = SeededGenerator(seed: 0x5052_5859)
+
+        // When 2,000 mutations of it are parsed
+        for _ in 0..<2_000 {
+            var bytes = seed
+            for _ in 0...Int.random(in: 0..<4, using: &generator) {
+                guard !bytes.isEmpty else { break }
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[position] = UInt8.random(in: 0...255, using: &generator)
+                case 1: bytes.removeSubrange(position..<min(bytes.count, position + 8))
+                default: bytes.insert(contentsOf: Array("/|-=%_".utf8).shuffled(using: &generator), at: position)
+                }
+            }
+            fuzzVideoProxyPath(Data(bytes))
+        }
+
+        // Then nothing crashed, and an unmutated path still parses to a working URL
+        #expect(proxied.lastPathComponent == "b.mp4")
+    }
+}

@@ -31,7 +31,10 @@ public final class HLSUtil: Sendable {
 
     /// Creates a util storing through `manager` in `storageType`.
     ///
-    /// - Parameter sleep: how `playlistUpdates(for:)` waits between reloads (tests inject their own).
+    /// - Parameters:
+    ///   - manager: fetches and stores everything.
+    ///   - storageType: where segments, keys, init sections and playlists are stored.
+    ///   - sleep: how `playlistUpdates(for:)` waits between reloads (tests inject their own).
     public init(
         manager: AssetsManager, storageType: StorageType = .disk,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
@@ -76,7 +79,9 @@ public final class HLSUtil: Sendable {
 
     /// The bytes of `resource` (a segment, init section or key), from the cache or fetched once and cached.
     ///
-    /// - Parameter headers: extra request headers (authorization); not part of the key.
+    /// - Parameters:
+    ///   - resource: what to read.
+    ///   - headers: extra request headers (authorization); not part of the key.
     /// - Throws: `HLSError.fetchFailed` or `.byteRangeMismatch`; `CancellationError`.
     public func data(for resource: HLSResource, headers: [String: String] = [:]) async throws -> Data {
         let key = cacheKey(for: resource)
