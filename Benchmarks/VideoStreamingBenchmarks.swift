@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import MediaAssets
 import MediaAssetsVideo
 import MediaAssetsVideoProxy
 import SampleOrigin
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Rows of issue 14: HLS offline download against ffmpeg, the proxy against the origin, and the
 /// memory a slow consumer's stream holds.
@@ -57,9 +58,10 @@ private func benchmarkProxyRanges(table: BenchmarkTable) async throws {
     origin.register("/movie.mp4", data: try Data(contentsOf: file, options: .alwaysMapped), contentType: "video/mp4")
     try origin.start()
     defer { origin.stop() }
-    let manager = try AssetsManager(configuration: .init(
-        diskDirectory: directory.appendingPathComponent("cache"), diskSizeLimit: 1 << 30
-    ))
+    let manager = try AssetsManager(
+        configuration: .init(
+            diskDirectory: directory.appendingPathComponent("cache"), diskSizeLimit: 1 << 30
+        ))
     let proxy = VideoProxy(video: VideoUtil(manager: manager), hls: HLSUtil(manager: manager))
     try proxy.start()
     defer { proxy.stop() }
@@ -98,12 +100,14 @@ private func benchmarkHLSDownload(table: BenchmarkTable) async throws {
     defer { try? FileManager.default.removeItem(at: directory) }
     let source = directory.appendingPathComponent("source")
     try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
-    try runTool(ffmpeg, [
-        "-v", "error", "-f", "lavfi", "-i", "testsrc=duration=60:size=640x360:rate=25", "-f", "lavfi",
-        "-i", "sine=frequency=440:duration=60", "-c:v", "mpeg2video", "-b:v", "2M", "-c:a", "aac", "-f", "hls",
-        "-hls_time", "4", "-hls_playlist_type", "vod", "-hls_segment_filename", source.path + "/seg%03d.ts",
-        source.path + "/index.m3u8",
-    ])
+    try runTool(
+        ffmpeg,
+        [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc=duration=60:size=640x360:rate=25", "-f", "lavfi",
+            "-i", "sine=frequency=440:duration=60", "-c:v", "mpeg2video", "-b:v", "2M", "-c:a", "aac", "-f", "hls",
+            "-hls_time", "4", "-hls_playlist_type", "vod", "-hls_segment_filename", source.path + "/seg%03d.ts",
+            source.path + "/index.m3u8",
+        ])
     let origin = SampleOrigin()
     try origin.registerDirectory(source, at: "/stream")
     try origin.start()
@@ -113,17 +117,22 @@ private func benchmarkHLSDownload(table: BenchmarkTable) async throws {
     var attempt = 0
     let download = try await medianSecondsAsync(repetitions: 3) {
         attempt += 1
-        let manager = try AssetsManager(configuration: .init(
-            diskDirectory: directory.appendingPathComponent("cache-\(attempt)")
-        ))
+        let manager = try AssetsManager(
+            configuration: .init(
+                diskDirectory: directory.appendingPathComponent("cache-\(attempt)")
+            ))
         _ = try await HLSUtil(manager: manager).download(
             AssetRequest(url: url), to: directory.appendingPathComponent("offline-\(attempt)")
         )
     }
     let copy = try medianSeconds(repetitions: 3) {
         attempt += 1
-        try runTool(ffmpeg, ["-v", "error", "-y", "-i", url.absoluteString, "-c", "copy",
-                         directory.appendingPathComponent("copy-\(attempt).ts").path])
+        try runTool(
+            ffmpeg,
+            [
+                "-v", "error", "-y", "-i", url.absoluteString, "-c", "copy",
+                directory.appendingPathComponent("copy-\(attempt).ts").path,
+            ])
     }
     table.add(
         "video: HLS offline download, 60 s stream (cold cache)", unit: "ms", median: download * 1_000,

@@ -50,12 +50,14 @@ extension VideoUtil {
         }
         state.withLock { $0.statistics.bytesServedFromCache += cachedBytes }
         let (outcomes, sink) = AsyncStream<RequestPool<ChunkID, Data>.Outcome>.makeStream()
-        let ticket = chunkPool.flights(for: missing, grouping: ChunkRun.runs, deliver: { sink.yield($0) }) {
-            [self] ids in
+        let fetch: @Sendable ([ChunkID]) async throws -> [ChunkID: Data] = { [self] ids in
             let chunks = ids[0].index..<(ids[ids.count - 1].index + 1)
             let run = ChunkRun(key: key, asset: asset, info: info, chunks: chunks)
             return Dictionary(uniqueKeysWithValues: zip(ids, try await fetchRun(run)))
         }
+        let ticket = chunkPool.flights(
+            for: missing, grouping: ChunkRun.runs, deliver: { sink.yield($0) }, operation: fetch
+        )
         defer {
             ticket.leave()
             sink.finish()

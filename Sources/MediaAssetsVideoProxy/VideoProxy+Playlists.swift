@@ -19,9 +19,11 @@ extension VideoProxy {
     private func rewritten(_ media: HLSMediaPlaylist) -> String {
         var names: [HLSResource: String] = [:]
         for segment in media.segments {
-            for resource in [segment.key?.uri.map { HLSResource(uri: $0, kind: .key) },
-                             segment.map.map { HLSResource(uri: $0.uri, byteRange: $0.byteRange, kind: .initSection) },
-                             HLSResource(segment)].compactMap({ $0 }) where names[resource] == nil {
+            for resource in [
+                segment.key?.uri.map { HLSResource(uri: $0, kind: .key) },
+                segment.map.map { HLSResource(uri: $0.uri, byteRange: $0.byteRange, kind: .initSection) },
+                HLSResource(segment),
+            ].compactMap({ $0 }) where names[resource] == nil {
                 let target = ProxyTarget(kind: .resource, origin: resource.uri, byteRange: resource.byteRange)
                 names[resource] = proxyURL(target).absoluteString
             }
@@ -55,8 +57,10 @@ extension VideoProxy {
             if !variant.codecs.isEmpty { attributes += ",CODECS=\"\(variant.codecs.joined(separator: ","))\"" }
             if let frameRate = variant.frameRate { attributes += ",FRAME-RATE=\(frameRate)" }
             if let audio = variant.audioGroup { attributes += ",AUDIO=\"\(audio)\"" }
-            lines += ["#EXT-X-STREAM-INF:" + attributes,
-                      proxyURL(ProxyTarget(kind: .playlist, origin: variant.uri)).absoluteString]
+            lines += [
+                "#EXT-X-STREAM-INF:" + attributes,
+                proxyURL(ProxyTarget(kind: .playlist, origin: variant.uri)).absoluteString,
+            ]
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -25,20 +25,23 @@ extension SampleOrigin {
         let playlists = [("v0", "ts"), ("v1", "ts"), ("audio", "aac")]
         for (playlistIndex, (name, ext)) in playlists.enumerated() {
             let playlistPath = "\(prefix)/\(name)/index.m3u8"
-            register(playlistPath, data: Data(Self.hlsMediaPlaylist(segments: segments, extension: ext).utf8),
-                     contentType: "application/vnd.apple.mpegurl")
+            register(
+                playlistPath, data: Data(Self.hlsMediaPlaylist(segments: segments, extension: ext).utf8),
+                contentType: "application/vnd.apple.mpegurl")
             var paths = ["\(prefix)/\(name)/key.bin", "\(prefix)/\(name)/init.mp4"]
             paths += (0..<segments).map { "\(prefix)/\(name)/seg\($0).\(ext)" }
             for (index, path) in paths.enumerated() {
                 let size = index == 0 ? 16 : segmentSize
-                register(path, data: Self.generatedBytes(count: size, seed: UInt64(playlistIndex * 10_000 + index)),
-                         contentType: "application/octet-stream")
+                register(
+                    path, data: Self.generatedBytes(count: size, seed: UInt64(playlistIndex * 10_000 + index)),
+                    contentType: "application/octet-stream")
             }
             resourcePaths[playlistPath] = paths
         }
         let masterPath = "\(prefix)/master.m3u8"
-        register(masterPath, data: Data(Self.hlsMasterPlaylist(variants: 2).utf8),
-                 contentType: "application/vnd.apple.mpegurl")
+        register(
+            masterPath, data: Data(Self.hlsMasterPlaylist(variants: 2).utf8),
+            contentType: "application/vnd.apple.mpegurl")
         return HLSStream(
             masterPath: masterPath, variantPaths: ["\(prefix)/v0/index.m3u8", "\(prefix)/v1/index.m3u8"],
             audioPath: "\(prefix)/audio/index.m3u8", resourcePaths: resourcePaths
@@ -67,11 +70,14 @@ extension SampleOrigin {
 
     /// A master playlist of `variants` variants `v<n>/index.m3u8` sharing the audio group "aud".
     public static func hlsMasterPlaylist(variants: Int) -> String {
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:6",
-                     "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aud\",NAME=\"en\",DEFAULT=YES,URI=\"audio/index.m3u8\""]
+        var lines = [
+            "#EXTM3U", "#EXT-X-VERSION:6",
+            "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aud\",NAME=\"en\",DEFAULT=YES,URI=\"audio/index.m3u8\"",
+        ]
         for index in 0..<variants {
-            lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\((index + 1) * 500_000),RESOLUTION=640x360,"
-                + "CODECS=\"avc1.4d401e,mp4a.40.2\",AUDIO=\"aud\"")
+            lines.append(
+                "#EXT-X-STREAM-INF:BANDWIDTH=\((index + 1) * 500_000),RESOLUTION=640x360,"
+                    + "CODECS=\"avc1.4d401e,mp4a.40.2\",AUDIO=\"aud\"")
             lines.append("v\(index)/index.m3u8")
         }
         return lines.joined(separator: "\n") + "\n"
@@ -80,8 +86,10 @@ extension SampleOrigin {
     /// A media playlist of `segments` 2-second segments `seg<n>.<ext>` with a key, an init section and a
     /// discontinuity halfway; `endList` makes it VOD, without it is live.
     public static func hlsMediaPlaylist(segments: Int, extension ext: String = "ts", endList: Bool = true) -> String {
-        var lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-MAP:URI=\"init.mp4\"",
-                     "#EXT-X-KEY:METHOD=AES-128,URI=\"key.bin\""]
+        var lines = [
+            "#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-MAP:URI=\"init.mp4\"",
+            "#EXT-X-KEY:METHOD=AES-128,URI=\"key.bin\"",
+        ]
         for index in 0..<segments {
             if index == segments / 2, index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
             lines += ["#EXTINF:2.0,", "seg\(index).\(ext)"]

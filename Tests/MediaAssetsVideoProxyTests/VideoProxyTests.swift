@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import MediaAssets
 import MediaAssetsVideo
 import MediaAssetsVideoProxy
 import SampleOrigin
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// An origin, a manager over a temporary disk cache, and a started proxy over both utils.
 struct ProxyFixture {
@@ -62,8 +63,9 @@ struct ProxyFixture {
                 // Then status, Content-Range and bytes match the origin's exactly
                 #expect(viaProxy.status == direct.status, "\(range)")
                 #expect(viaProxy.body == direct.body, "\(range)")
-                #expect(viaProxy.response.value(forHTTPHeaderField: "Content-Range")
-                    == direct.response.value(forHTTPHeaderField: "Content-Range"))
+                #expect(
+                    viaProxy.response.value(forHTTPHeaderField: "Content-Range")
+                        == direct.response.value(forHTTPHeaderField: "Content-Range"))
             }
         }
         let unsatisfiable = try await fixture.get(proxied, range: "bytes=400000-")

@@ -3,8 +3,8 @@ import MediaAssets
 import MediaAssetsVideo
 import SampleOrigin
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct HLSDownloadTests {
     @Test func aDownloadWritesAPlayableLocalCopy() async throws {

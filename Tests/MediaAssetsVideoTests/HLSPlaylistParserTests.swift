@@ -1,8 +1,8 @@
 import Foundation
 import MediaAssetsVideo
 import SampleOrigin
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct HLSPlaylistParserTests {
     let base = URL(string: "http://127.0.0.1:8080/streams/show/index.m3u8")!
@@ -72,8 +72,11 @@ import TestSupport
         #expect(media.segments.map(\.sequenceNumber) == [100, 101, 102])
         #expect(media.segments[0].byteRange == 720..<1720)
         #expect(media.segments[1].byteRange == 1720..<2220)
-        #expect(media.segments[0].map == HLSMap(uri: URL(string: "http://127.0.0.1:8080/streams/show/init.mp4")!,
-                                                byteRange: 0..<720))
+        #expect(
+            media.segments[0].map
+                == HLSMap(
+                    uri: URL(string: "http://127.0.0.1:8080/streams/show/init.mp4")!,
+                    byteRange: 0..<720))
         #expect(media.segments[1].key?.uri?.absoluteString == "http://127.0.0.1:8080/streams/keys/k1.bin")
         #expect(media.segments[1].key?.method == "AES-128" && media.segments[1].key?.iv == "0x0123")
         #expect(media.segments[2].key == nil && media.segments[2].discontinuity)
@@ -124,8 +127,10 @@ import TestSupport
                 switch Int.random(in: 0..<5, using: &generator) {
                 case 0: bytes[position] = UInt8.random(in: 0...255, using: &generator)
                 case 1: bytes.removeSubrange(position...)
-                case 2: bytes.insert(contentsOf: Array("@,=\"#EXT-X-BYTERANGE:".utf8).shuffled(using: &generator),
-                                     at: position)
+                case 2:
+                    bytes.insert(
+                        contentsOf: Array("@,=\"#EXT-X-BYTERANGE:".utf8).shuffled(using: &generator),
+                        at: position)
                 case 3: bytes.insert(contentsOf: bytes[position...].prefix(64), at: position)
                 default: bytes.insert(UInt8(ascii: "\n"), at: position)
                 }

@@ -3,8 +3,8 @@ import MediaAssets
 import MediaAssetsVideo
 import SampleOrigin
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct HLSUtilTests {
     @Test func concurrentReadersOfASegmentMakeOneRequest() async throws {
@@ -78,7 +78,8 @@ import TestSupport
         defer { environment.tearDown() }
         let file = testBytes(count: 3_000, seed: 3)
         environment.serve("/br/all.ts", file)
-        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\n#EXT-X-BYTERANGE:1000@0\nall.ts\n"
+        let playlist =
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\n#EXT-X-BYTERANGE:1000@0\nall.ts\n"
             + "#EXTINF:2,\n#EXT-X-BYTERANGE:2000\nall.ts\n#EXT-X-ENDLIST\n"
         environment.serve("/br/index.m3u8", Data(playlist.utf8))
         let hls = HLSUtil(manager: environment.manager)
@@ -94,8 +95,9 @@ import TestSupport
         // Then each is its exact range, fetched once with a Range header
         #expect(parts[0] == file[0..<1000] && parts[1] == file[1000..<3000])
         #expect(parts[2] == parts[0] && parts[3] == parts[1])
-        #expect(environment.origin.requests(for: "/br/all.ts").compactMap { $0.headers["range"] }
-            == ["bytes=0-999", "bytes=1000-2999"])
+        #expect(
+            environment.origin.requests(for: "/br/all.ts").compactMap { $0.headers["range"] }
+                == ["bytes=0-999", "bytes=1000-2999"])
     }
 
     @Test func aLivePlaylistIsReloadedPerTargetDurationUntilItEnds() async throws {

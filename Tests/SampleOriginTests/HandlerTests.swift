@@ -1,8 +1,8 @@
 import Foundation
 import SampleOrigin
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct HandlerTests {
     @Test func aHandlerAnswersUnregisteredPathsAndRegisteredOnesStillWin() throws {

@@ -151,10 +151,11 @@ struct HLSPlaylistParser {
             range = previous.end..<(previous.end + pending.count)
         }
         if let range { previousRangeEnd = (uri, range.upperBound) } else { previousRangeEnd = nil }
-        segments.append(HLSSegment(
-            uri: uri, duration: duration, sequenceNumber: mediaSequence + segments.count, byteRange: range,
-            map: currentMap, key: currentKey, discontinuity: pendingDiscontinuity
-        ))
+        segments.append(
+            HLSSegment(
+                uri: uri, duration: duration, sequenceNumber: mediaSequence + segments.count, byteRange: range,
+                map: currentMap, key: currentKey, discontinuity: pendingDiscontinuity
+            ))
         pendingDuration = nil
         pendingByteRange = nil
         pendingDiscontinuity = false
@@ -169,10 +170,11 @@ struct HLSPlaylistParser {
         }
         guard let targetDuration else { throw malformed("a media playlist needs EXT-X-TARGETDURATION") }
         if pendingDuration != nil { throw malformed("EXTINF without a URI line after it") }
-        return .media(HLSMediaPlaylist(
-            targetDuration: targetDuration, mediaSequence: mediaSequence, playlistType: playlistType,
-            isEndList: isEndList, segments: segments
-        ))
+        return .media(
+            HLSMediaPlaylist(
+                targetDuration: targetDuration, mediaSequence: mediaSequence, playlistType: playlistType,
+                isEndList: isEndList, segments: segments
+            ))
     }
 
     private func requireKind(master: Bool, _ tag: Substring) throws(HLSLineError) {

@@ -122,8 +122,10 @@ extension HLSUtil {
     /// `media` with every URI replaced by its local file or proxy URL (byte ranges dropped: each part is
     /// a file of its own).
     package static func localMediaPlaylist(_ media: HLSMediaPlaylist, files: [HLSResource: String]) -> String {
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(media.targetDuration)",
-                     "#EXT-X-MEDIA-SEQUENCE:\(media.mediaSequence)", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        var lines = [
+            "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(media.targetDuration)",
+            "#EXT-X-MEDIA-SEQUENCE:\(media.mediaSequence)", "#EXT-X-PLAYLIST-TYPE:VOD",
+        ]
         var currentMap: HLSMap?
         var currentKey: HLSKey?
         for segment in media.segments {

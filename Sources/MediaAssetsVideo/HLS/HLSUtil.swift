@@ -1,9 +1,10 @@
 import Foundation
+import MediaAssets
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MediaAssets
-import Synchronization
 
 /// Caches HLS streams: playlists, segments, init sections and keys, for players, prefetching and offline use.
 ///

@@ -1,7 +1,7 @@
 import MediaAssets
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A gate the test opens: operations wait on it, counting how many started.
 private final class OperationGate: Sendable {
@@ -129,11 +129,12 @@ private func contiguousRuns(_ keys: [Int]) -> [[Int]] {
         let pool = RequestPool<Int, String>()
         let gate = OperationGate()
         let cancelled = Mutex(false)
-        let lone = pool.flights(for: [7], grouping: contiguousRuns, deliver: { _ in }) { keys in
+        let operation: @Sendable ([Int]) async throws -> [Int: String] = { keys in
             await gate.pass(keys)
             cancelled.withLock { $0 = Task.isCancelled }
             return [:]
         }
+        let lone = pool.flights(for: [7], grouping: contiguousRuns, deliver: { _ in }, operation: operation)
         try await waitUntil("the flight to start") { gate.started.count == 1 }
 
         // When it leaves and the gate opens
