@@ -84,8 +84,8 @@ extension SampleOrigin {
             let overloaded = state.withLock { $0.connections.count >= $0.maximumConnections }
             if overloaded {
                 let writer = ResponseWriter(fd: fd, pause: { _ in false })
-                _ = writer.write(.text(status: 503, "too many connections"), sendsBody: true, behavior: .normal,
-                                 keepAlive: false)
+                let refusal = ResponsePlan.text(status: 503, "too many connections")
+                _ = writer.write(refusal, sendsBody: true, behavior: .normal, keepAlive: false)
                 state.withLock { $0.rejectedRequestCount += 1 }
                 Socket.closeGracefully(fd)
                 continue

@@ -82,9 +82,10 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, Error>) in
                 let waiter = Waiter(
                     deliver: { outcome in
-                        continuation.resume(with: outcome.flatMap { values in
+                        let value = outcome.flatMap { values in
                             values[key].map { .success($0) } ?? .failure(CancellationError())
-                        })
+                        }
+                        continuation.resume(with: value)
                     },
                     progress: progress
                 )
@@ -163,8 +164,8 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    private typealias Operation = @Sendable (_ report: @escaping @Sendable (FetchProgress) -> Void) async throws
-        -> [Key: Value]
+    private typealias Report = @Sendable (FetchProgress) -> Void
+    private typealias Operation = @Sendable (_ report: @escaping Report) async throws -> [Key: Value]
 
     private func launch(flightID: UInt64, priority: TaskPriority?, operation: @escaping Operation) {
         let report: @Sendable (FetchProgress) -> Void = { [self] value in
