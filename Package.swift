@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MediaAssetsVideo", targets: ["MediaAssetsVideo"]),
         .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
+        .library(name: "MediaAssetsVideoProxy", targets: ["MediaAssetsVideoProxy"]),
         .executable(name: "demo", targets: ["demo"]),
         .executable(name: "benchmarks", targets: ["benchmarks"]),
     ],
@@ -33,6 +34,8 @@ let package = Package(
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "CZlib"]),
         .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
+        // A loopback proxy through the video caches, on SampleOrigin's HTTP/1.1 core
+        .target(name: "MediaAssetsVideoProxy", dependencies: ["MediaAssets", "MediaAssetsVideo", "SampleOrigin"]),
 
         // The loopback HTTP origin of the tests and examples, and test support
         .target(name: "SampleOrigin"),
@@ -43,7 +46,7 @@ let package = Package(
             name: "benchmarks",
             dependencies: [
                 "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
-                "CZlib", "SampleOrigin",
+                "CZlib", "SampleOrigin", "MediaAssetsVideoProxy",
             ],
             path: "Benchmarks"
         ),
@@ -74,7 +77,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "video-example",
-            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsVideo", "SampleOrigin"],
+            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsVideo", "MediaAssetsVideoProxy", "SampleOrigin"],
             path: "Examples/video-example"
         ),
         .executableTarget(
@@ -105,6 +108,10 @@ let package = Package(
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
+        .testTarget(
+            name: "MediaAssetsVideoProxyTests",
+            dependencies: ["MediaAssetsVideoProxy", "MediaAssetsVideo", "TestSupport", "SampleOrigin"]
+        ),
         .testTarget(
             name: "MediaAssetsImageTests",
             dependencies: [

@@ -25,6 +25,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("pipeline", runPipelineBenchmarks),
     ("animation", runAnimationParsingBenchmarks),
     ("video", runVideoBenchmarks),
+    ("video-streaming", runVideoStreamingBenchmarks),
 ]
 
 let table = BenchmarkTable()

@@ -14,15 +14,19 @@ public enum ExampleRun {
     ///   - name: the executable's name, used in messages.
     ///   - usage: the text `--help` prints.
     ///   - valueOptions: the options that take a value (`"--cache"`, `"--out"`, …).
+    ///   - flags: the options that take none (`"--proxy"`); `--help` is always accepted.
     ///   - body: the example; returns its exit status (0, or 1 when some input failed).
     public static func main(
         _ name: String,
         usage: String,
         valueOptions: Set<String>,
+        flags: Set<String> = [],
         body: (ParsedArguments) async throws -> Int32
     ) async -> Never {
         do {
-            let arguments = try ParsedArguments(Array(CommandLine.arguments.dropFirst()), valueOptions: valueOptions)
+            let arguments = try ParsedArguments(
+                Array(CommandLine.arguments.dropFirst()), valueOptions: valueOptions, flags: flags
+            )
             if arguments.has("--help") {
                 print(usage)
                 exit(0)

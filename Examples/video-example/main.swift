@@ -4,6 +4,8 @@ import Foundation
 let usage = """
     usage: video-example [--cache DIR]
            video-example URL [--range START-END] [--out FILE] [--cache DIR]
+           video-example [URL.m3u8] --download DIR [--cache DIR]
+           video-example [URL] --proxy [--cache DIR]
 
     Reads a video by byte ranges through VideoUtil, caching 1 MiB chunks.
 
@@ -13,17 +15,36 @@ let usage = """
       URL                a path, file://, http:// or https:// URL; writes the bytes of the range
                          (default: all of it) to FILE (default <temp>/mediaassets-video-example.out)
       --range START-END  byte positions, inclusive as in HTTP (START- reads to the end)
+      --download DIR     downloads the HLS stream (a master playlist's top variant and its audio) for
+                         offline play into DIR, progress on standard error; prints the local
+                         playlist's path. A local .m3u8 path is served by an embedded origin; with
+                         no URL a generated stream is
+      --proxy            serves the URL through the caches on 127.0.0.1 and prints the proxy URL at
+                         once (flushed); runs until SIGINT or SIGTERM. Without a URL: a generated
+                         HLS stream
       --cache DIR        the disk cache directory (default: <temp>/mediaassets-video-example,
                          emptied at start)
     """
 
-await ExampleRun.main("video-example", usage: usage, valueOptions: ["--cache", "--out", "--range"]) { arguments in
+await ExampleRun.main(
+    "video-example", usage: usage, valueOptions: ["--cache", "--out", "--range", "--download"], flags: ["--proxy"]
+) { arguments in
     guard arguments.inputs.count <= 1 else {
         throw ExampleError.usage(reason: "one URL at a time, got \(arguments.inputs.count)")
     }
     let cacheDirectory = try ExampleDirectories.cache(
         option: arguments.value("--cache"), example: "video-example", keepsDefault: false
     )
+    if let directory = arguments.value("--download") {
+        try await HLSCommands.download(
+            input: arguments.inputs.first, to: URL(fileURLWithPath: directory), cacheDirectory: cacheDirectory
+        )
+        return 0
+    }
+    if arguments.has("--proxy") {
+        try await HLSCommands.proxy(input: arguments.inputs.first, cacheDirectory: cacheDirectory)
+        return 0
+    }
     if let input = arguments.inputs.first {
         let output = arguments.value("--out").map { URL(fileURLWithPath: $0) }
             ?? ExampleDirectories.temporary("mediaassets-video-example.out")

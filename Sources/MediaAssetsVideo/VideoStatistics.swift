@@ -12,6 +12,8 @@ public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
     public var chunksEvicted = 0
     /// Reads that waited on a fetch another reader had started (a chunk run or a first request).
     public var fetchesJoined = 0
+    /// The most bytes a stream held that its consumer had not taken yet (at most two windows).
+    public var streamBufferPeak = 0
     /// Times a resource was found changed at the origin and its chunks dropped.
     public var invalidations = 0
 
@@ -21,6 +23,6 @@ public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "served from cache \(bytesServedFromCache) B, fetched \(bytesFetched) B, range requests \(rangeRequests), "
             + "chunks stored \(chunksStored), chunks evicted \(chunksEvicted), joins \(fetchesJoined), "
-            + "invalidations \(invalidations)"
+            + "invalidations \(invalidations), stream buffer peak \(streamBufferPeak) B"
     }
 }

@@ -15,10 +15,18 @@ extension VideoUtil {
         /// Set it explicitly to cache resources that must stream through a smaller cache (evicting
         /// as they go).
         public var maxCachedResourceSize: Int?
+        /// How many bytes one read step looks up and fetches at once (at least 4 chunks): a stream
+        /// holds at most two windows for a slow consumer, and a longer missing run takes one request
+        /// per window.
+        public var windowSize: Int
 
         /// Creates a configuration: 1 MiB chunks on disk, the budget derived from the backend.
-        public init(chunkSize: Int = 1 << 20, storageType: StorageType = .disk, maxCachedResourceSize: Int? = nil) {
+        public init(
+            chunkSize: Int = 1 << 20, storageType: StorageType = .disk, maxCachedResourceSize: Int? = nil,
+            windowSize: Int = 8 << 20
+        ) {
             self.chunkSize = chunkSize
+            self.windowSize = windowSize
             self.storageType = storageType
             self.maxCachedResourceSize = maxCachedResourceSize
         }

@@ -5,20 +5,20 @@ import FoundationNetworking
 import MediaAssets
 
 extension VideoUtil {
-    /// Returns the length, type and validators of the video at `url`.
+    /// Returns the length, type and validators of the video `request` names.
     ///
     /// From memory or the `#meta` record when known; otherwise from a first request for chunk 0
     /// (`Range: bytes=0-<chunkSize-1>`), whose `Content-Range` gives the total and whose body is
     /// stored as chunk 0. Concurrent first asks share that request.
     ///
     /// - Throws: `VideoError.contentRangeMismatch`, `.shortBody` or `.fetchFailed`; `CancellationError`.
-    public func contentInfo(for url: URL) async throws -> VideoContentInfo {
-        try await resourceState(for: url).resource.info
+    public func contentInfo(for request: AssetRequest) async throws -> VideoContentInfo {
+        try await resourceState(for: request).resource.info
     }
 
-    /// The key of `url` and what is known of it, probing the origin when nothing is.
-    func resourceState(for url: URL) async throws -> (key: CacheKey, resource: ResourceState) {
-        let key = manager.cacheKey(for: AssetRequest(url: url))
+    /// The key of `request` and what is known of it, probing the origin when nothing is.
+    func resourceState(for request: AssetRequest) async throws -> (key: CacheKey, resource: ResourceState) {
+        let key = manager.cacheKey(for: request)
         if let known = state.withLock({ $0.resources[key] }) { return (key, known) }
         if let record = try await storedRecord(for: key) {
             if record.chunkSize == configuration.chunkSize {
@@ -34,7 +34,7 @@ extension VideoUtil {
             let layout = ChunkLayout(chunkSize: record.chunkSize, length: record.info.length)
             try await removeChunks(of: key, layouts: [layout])
         }
-        let info = try await probePool.value(for: key) { [self] _ in try await probe(url: url, key: key) }
+        let info = try await probePool.value(for: key) { [self] _ in try await probe(request, key: key) }
         if let known = state.withLock({ $0.resources[key] }), known.info == info { return (key, known) }
         // Removed or replaced meanwhile: read with what the probe saw; its chunks are not stored.
         return (key, ResourceState(info: info, isCacheable: isCacheable(info.length)))
@@ -89,11 +89,10 @@ extension VideoUtil {
     }
 
     /// Asks for chunk 0 to learn the resource; stores the chunk and the meta record.
-    private func probe(url: URL, key: CacheKey) async throws -> VideoContentInfo {
+    private func probe(_ asset: AssetRequest, key: CacheKey) async throws -> VideoContentInfo {
         let head = 0..<configuration.chunkSize
-        var request = URLRequest(url: url)
-        request.setValue("bytes=0-\(configuration.chunkSize - 1)", forHTTPHeaderField: "Range")
-        let response = try await send(request, url: url, range: head)
+        let url = asset.url
+        let response = try await send(rangeRequest(asset, bytes: head, info: nil), url: url, range: head)
         switch response.statusCode {
         case 206:
             let contentRange = ContentRange(response.header("content-range"))
@@ -140,6 +139,15 @@ extension VideoUtil {
             length: length, contentType: response.header("content-type"), etag: response.header("etag"),
             lastModified: response.header("last-modified")
         )
+    }
+
+    /// A GET of `bytes` with the asset's headers, and `If-Range` when `info` has a validator.
+    func rangeRequest(_ asset: AssetRequest, bytes: Range<Int>, info: VideoContentInfo?) -> URLRequest {
+        var request = URLRequest(url: asset.url)
+        for (name, value) in asset.headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.setValue("bytes=\(bytes.lowerBound)-\(bytes.upperBound - 1)", forHTTPHeaderField: "Range")
+        if let validator = info?.rangeValidator { request.setValue(validator, forHTTPHeaderField: "If-Range") }
+        return request
     }
 
     /// Sends `request` through the manager, counting it; failures become `VideoError.fetchFailed`.

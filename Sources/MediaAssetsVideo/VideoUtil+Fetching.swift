@@ -5,41 +5,45 @@ import FoundationNetworking
 import MediaAssets
 
 extension VideoUtil {
-    /// Fetches the run of chunks of `flight` with one Range request, stores them, and returns them.
+    /// Fetches the chunks of `run` with one Range request, stores them, and returns them.
     ///
     /// The body is cut into chunks once complete (the loader returns whole bodies); nothing is
     /// stored from a response that does not match the request.
-    func fetchRun(_ flight: RunFlight) async throws -> [Data] {
-        let layout = ChunkLayout(chunkSize: configuration.chunkSize, length: flight.info.length)
-        let bytes = layout.byteRange(ofChunks: flight.chunks)
-        let request = rangeRequest(flight.url, bytes: bytes, info: flight.info)
-        let response = try await send(request, url: flight.url, range: bytes)
+    func fetchRun(_ run: ChunkRun) async throws -> [Data] {
+        let url = run.asset.url
+        let layout = ChunkLayout(chunkSize: configuration.chunkSize, length: run.info.length)
+        let bytes = layout.byteRange(ofChunks: run.chunks)
+        let request = rangeRequest(run.asset, bytes: bytes, info: run.info)
+        let response = try await send(request, url: url, range: bytes)
         switch response.statusCode {
         case 206:
-            try await checkPartial(response, url: flight.url, key: flight.key, expected: bytes, info: flight.info)
+            try await checkPartial(response, url: url, key: run.key, expected: bytes, info: run.info)
             await storeChunks(
-                of: response.data, startingAt: flight.chunks.lowerBound, key: flight.key, info: flight.info,
+                of: response.data, startingAt: run.chunks.lowerBound, key: run.key, info: run.info,
                 onlyMissing: false
             )
-            return Self.cut(response.data, startingAt: flight.chunks.lowerBound, into: flight.chunks, layout: layout)
+            return Self.cut(response.data, startingAt: run.chunks.lowerBound, into: run.chunks, layout: layout)
         case 200:
             let body = response.data
-            try await acceptFullBody(response, url: flight.url, key: flight.key, info: flight.info)
-            await storeChunks(of: body, startingAt: 0, key: flight.key, info: flight.info, onlyMissing: true)
-            return Self.cut(body, startingAt: 0, into: flight.chunks, layout: layout)
+            try await acceptFullBody(response, url: url, key: run.key, info: run.info)
+            await storeChunks(of: body, startingAt: 0, key: run.key, info: run.info, onlyMissing: true)
+            return Self.cut(body, startingAt: 0, into: run.chunks, layout: layout)
         case 416:
-            await invalidate(key: flight.key, old: flight.info, replacement: nil)
+            await invalidate(key: run.key, old: run.info, replacement: nil)
             throw ReadRestart()
         default:
             throw VideoError.fetchFailed(
-                url: flight.url, range: bytes, underlying: .httpStatus(code: response.statusCode, url: flight.url)
+                url: url, range: bytes, underlying: .httpStatus(code: response.statusCode, url: url)
             )
         }
     }
 
     /// Fetches exactly `bytes` of an uncached resource; nothing is stored.
-    func fetchExact(url: URL, key: CacheKey, info: VideoContentInfo, bytes: Range<Int>) async throws -> Data {
-        let response = try await send(rangeRequest(url, bytes: bytes, info: info), url: url, range: bytes)
+    func fetchExact(
+        _ asset: AssetRequest, key: CacheKey, info: VideoContentInfo, bytes: Range<Int>
+    ) async throws -> Data {
+        let url = asset.url
+        let response = try await send(rangeRequest(asset, bytes: bytes, info: info), url: url, range: bytes)
         switch response.statusCode {
         case 206:
             try await checkPartial(response, url: url, key: key, expected: bytes, info: info)
@@ -55,13 +59,6 @@ extension VideoUtil {
             let status = AssetsError.httpStatus(code: response.statusCode, url: url)
             throw VideoError.fetchFailed(url: url, range: bytes, underlying: status)
         }
-    }
-
-    private func rangeRequest(_ url: URL, bytes: Range<Int>, info: VideoContentInfo) -> URLRequest {
-        var request = URLRequest(url: url)
-        request.setValue("bytes=\(bytes.lowerBound)-\(bytes.upperBound - 1)", forHTTPHeaderField: "Range")
-        if let validator = info.rangeValidator { request.setValue(validator, forHTTPHeaderField: "If-Range") }
-        return request
     }
 
     /// Checks that a 206 holds exactly `expected` of a resource still `info.length` long.

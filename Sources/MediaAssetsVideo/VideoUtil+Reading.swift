@@ -8,14 +8,14 @@ extension VideoUtil {
     /// each missing run is fetched (or joined) concurrently and goes out when it completes.
     /// An uncached resource is fetched exactly, in pieces of at most `uncachedPieceSize` bytes.
     func read(
-        url: URL, key: CacheKey, resource: ResourceState, bytes: Range<Int>, uncachedPieceSize: Int = .max,
+        asset: AssetRequest, key: CacheKey, resource: ResourceState, bytes: Range<Int>, uncachedPieceSize: Int = .max,
         deliver: (Data) throws -> Void
     ) async throws {
         guard resource.isCacheable else {
             var start = bytes.lowerBound
             while start < bytes.upperBound {
                 let end = bytes.upperBound - start > uncachedPieceSize ? start + uncachedPieceSize : bytes.upperBound
-                try deliver(try await fetchExact(url: url, key: key, info: resource.info, bytes: start..<end))
+                try deliver(try await fetchExact(asset, key: key, info: resource.info, bytes: start..<end))
                 start = end
             }
             return
@@ -27,52 +27,58 @@ extension VideoUtil {
             try Task.checkCancellation()
             let window = start..<min(chunks.upperBound, start + windowChunkCount)
             try await readWindow(
-                window, url: url, key: key, info: resource.info, layout: layout, bytes: bytes, deliver: deliver
+                window, asset: asset, key: key, info: resource.info, layout: layout, bytes: bytes, deliver: deliver
             )
             start = window.upperBound
         }
     }
 
     private func readWindow(
-        _ window: Range<Int>, url: URL, key: CacheKey, info: VideoContentInfo, layout: ChunkLayout,
+        _ window: Range<Int>, asset: AssetRequest, key: CacheKey, info: VideoContentInfo, layout: ChunkLayout,
         bytes: Range<Int>, deliver: (Data) throws -> Void
     ) async throws {
         var ready: [Int: Data] = [:]
-        var missing: [Int] = []
+        var missing: [ChunkID] = []
         var cachedBytes = 0
         for index in window {
             if let data = await cachedChunk(key: key, index: index, info: info, layout: layout) {
                 ready[index] = data
                 cachedBytes += layout.byteRange(ofChunk: index).clamped(to: bytes).count
             } else {
-                missing.append(index)
+                missing.append(ChunkID(resource: key, index: index))
             }
         }
         state.withLock { $0.statistics.bytesServedFromCache += cachedBytes }
-        let asker = state.withLock { $0._makeID() }
-        let (flights, started) = missing.isEmpty
-            ? ([], [])
-            : state.withLock { $0._plan(key: key, url: url, info: info, missing: missing, asker: asker) }
-        for flight in started { start(flight) }
-        defer { for flight in flights { leave(flight.id, asker: asker) } }
-
-        try await withThrowingTaskGroup(of: (Int, [Data]).self) { group in
-            for flight in flights {
-                group.addTask { [self] in (flight.chunks.lowerBound, try await awaitFlight(flight.id, asker: asker)) }
+        let (outcomes, sink) = AsyncStream<RequestPool<ChunkID, Data>.Outcome>.makeStream()
+        let fetch: @Sendable ([ChunkID]) async throws -> [ChunkID: Data] = { [self] ids in
+            let chunks = ids[0].index..<(ids[ids.count - 1].index + 1)
+            let run = ChunkRun(key: key, asset: asset, info: info, chunks: chunks)
+            return Dictionary(uniqueKeysWithValues: zip(ids, try await fetchRun(run)))
+        }
+        let ticket = chunkPool.flights(
+            for: missing, grouping: ChunkRun.runs, deliver: { sink.yield($0) }, operation: fetch
+        )
+        defer {
+            ticket.leave()
+            sink.finish()
+        }
+        var pendingFlights = ticket.flightCount
+        var outcomeIterator = outcomes.makeAsyncIterator()
+        var next = window.lowerBound
+        while next < window.upperBound {
+            if let data = ready.removeValue(forKey: next) {
+                try deliver(Self.clip(data, chunkBytes: layout.byteRange(ofChunk: next), to: bytes))
+                next += 1
+                continue
             }
-            var next = window.lowerBound
-            while next < window.upperBound {
-                if let data = ready.removeValue(forKey: next) {
-                    try deliver(Self.clip(data, chunkBytes: layout.byteRange(ofChunk: next), to: bytes))
-                    next += 1
-                    continue
-                }
-                guard let (first, chunks) = try await group.next() else {
-                    throw VideoError.shortBody(url: url, expected: layout.byteRange(ofChunk: next), receivedBytes: 0)
-                }
-                for (offset, data) in chunks.enumerated() where window.contains(first + offset) {
-                    if ready[first + offset] == nil, first + offset >= next { ready[first + offset] = data }
-                }
+            guard pendingFlights > 0 else {
+                let expected = layout.byteRange(ofChunk: next)
+                throw VideoError.shortBody(url: asset.url, expected: expected, receivedBytes: 0)
+            }
+            guard let outcome = await outcomeIterator.next() else { throw CancellationError() }
+            pendingFlights -= 1
+            for (id, data) in try outcome.get() where id.resource == key && window.contains(id.index) {
+                if ready[id.index] == nil, id.index >= next { ready[id.index] = data }
             }
         }
     }

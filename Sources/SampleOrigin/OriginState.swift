@@ -25,6 +25,10 @@ struct OriginState {
     /// How many times each path's gate was released; a waiting request goes once this passes its ticket.
     var gateReleases: [String: Int] = [:]
     var etagSerial = 0
+    /// Answers requests for unregistered paths (see `SampleOrigin.setHandler(_:)`).
+    var handler: SampleOrigin.Handler?
+    /// Connections served at once; more are answered 503.
+    var maximumConnections = 256
 
     // Log and counters.
     var log: [String: [SampleOrigin.RequestRecord]] = [:]

@@ -50,6 +50,11 @@ extension SampleOrigin {
             plan = .text(status: admission.behavior.failStatus, "injected failure", headers: headers)
         } else if let resource = state.withLock({ $0.resources[admission.resourceKey] }) {
             plan = .serving(resource, for: request, honoursRange: !admission.behavior.ignoreRange)
+        } else if let handler = state.withLock({ $0.handler }) {
+            let handled = SampleOrigin.HandledRequest(
+                method: request.method, target: request.target, path: request.path, headers: request.headers
+            )
+            plan = Self.plan(for: handler(handled))
         } else {
             plan = .text(status: 404, "no resource at \(request.path)")
         }

@@ -81,6 +81,15 @@ extension SampleOrigin {
                 continue
             }
             Socket.disableNagle(fd)
+            let overloaded = state.withLock { $0.connections.count >= $0.maximumConnections }
+            if overloaded {
+                let writer = ResponseWriter(fd: fd, pause: { _ in false })
+                let refusal = ResponsePlan.text(status: 503, "too many connections")
+                _ = writer.write(refusal, sendsBody: true, behavior: .normal, keepAlive: false)
+                state.withLock { $0.rejectedRequestCount += 1 }
+                Socket.closeGracefully(fd)
+                continue
+            }
             let connectionID = state.withLock { state -> Int? in
                 guard !state.isStopping else { return nil }
                 state.nextConnectionID += 1

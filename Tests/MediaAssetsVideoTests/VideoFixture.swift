@@ -16,7 +16,7 @@ struct VideoFixture {
 
     init(
         size: Int, chunkSize: Int, seed: UInt64 = 1, diskSizeLimit: Int = 512 << 20,
-        maxCachedResourceSize: Int? = nil, storageType: StorageType = .disk
+        maxCachedResourceSize: Int? = nil, storageType: StorageType = .disk, windowSize: Int = 8 << 20
     ) throws {
         directory = try TemporaryDirectory("VideoTests")
         source = testBytes(count: size, seed: seed)
@@ -25,7 +25,8 @@ struct VideoFixture {
         try origin.start()
         manager = try AssetsManager.forTesting(directory: directory, diskSizeLimit: diskSizeLimit)
         video = VideoUtil(manager: manager, configuration: .init(
-            chunkSize: chunkSize, storageType: storageType, maxCachedResourceSize: maxCachedResourceSize
+            chunkSize: chunkSize, storageType: storageType, maxCachedResourceSize: maxCachedResourceSize,
+            windowSize: windowSize
         ))
     }
 
@@ -44,7 +45,7 @@ struct VideoFixture {
     }
 
     /// Collects a stream into one `Data`.
-    func collect(_ stream: AsyncThrowingStream<Data, Error>) async throws -> Data {
+    func collect(_ stream: VideoByteStream) async throws -> Data {
         var result = Data()
         for try await piece in stream { result.append(piece) }
         return result

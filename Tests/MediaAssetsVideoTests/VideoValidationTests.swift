@@ -51,26 +51,26 @@ import TestSupport
     }
 
     @Test func aStreamThatAlreadyYieldedOldBytesFailsWhenTheResourceChanges() async throws {
-        // Given a video with chunk 0 cached, then replaced at the origin
+        // Given a video in windows of 4 chunks with its first window cached, then replaced at the origin
         let chunk = 64 << 10
-        let fixture = try VideoFixture(size: 4 * chunk, chunkSize: chunk)
+        let fixture = try VideoFixture(size: 8 * chunk, chunkSize: chunk, windowSize: 4 * chunk)
         defer { fixture.tearDown() }
-        _ = try await fixture.video.contentInfo(for: fixture.url)
-        let replacement = testBytes(count: 4 * chunk, seed: 8)
+        _ = try await fixture.video.data(for: fixture.url, range: 0..<(4 * chunk))
+        let replacement = testBytes(count: 8 * chunk, seed: 8)
         fixture.origin.replace(fixture.path, data: replacement)
 
-        // When the whole video is streamed (chunk 0 goes out before the change is seen)
+        // When the whole video is streamed (the first window goes out before the change is seen)
         var yielded = 0
         let error = await #expect(throws: VideoError.self) {
-            for try await piece in fixture.video.stream(for: fixture.url, range: 0..<(4 * chunk)) {
+            for try await piece in fixture.video.stream(for: fixture.url, range: 0..<(8 * chunk)) {
                 yielded += piece.count
             }
         }
 
         // Then the stream fails rather than mixing contents, and a new read gets the new bytes
         #expect(error == .resourceChanged(url: fixture.url))
-        #expect(yielded == chunk)
-        #expect(try await fixture.video.data(for: fixture.url, range: 0..<(4 * chunk)) == replacement)
+        #expect(yielded == 4 * chunk)
+        #expect(try await fixture.video.data(for: fixture.url, range: 0..<(8 * chunk)) == replacement)
         #expect(fixture.video.statistics.invalidations == 1)
     }
 

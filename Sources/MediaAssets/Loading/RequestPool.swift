@@ -1,32 +1,55 @@
 import Synchronization
 
-/// Runs one operation per key however many ask for it at once.
+/// Runs one operation per key however many ask for it at once; one operation may serve several keys.
 ///
 /// The first asker of a key starts the operation in a task of its own; later askers join it.
 /// Every asker gets the same value or the same error — none is dropped. An asker that is
 /// cancelled leaves with `CancellationError`; the operation is cancelled only when every asker has
-/// left, and the key is free again at once, so a new ask then starts a fresh operation.
+/// left, and its keys are free again at once, so a new ask then starts a fresh operation.
 /// Progress reported by the operation reaches every asker that passed a handler.
+///
+/// `flights(for:priority:grouping:operation:)` is the multi-key form: a video reader asking for
+/// chunks 3–8 joins the flight already fetching chunks 2–4 and starts one flight per run of the
+/// rest, so each chunk is fetched once however the readers' ranges overlap.
 public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// A flight's outcome: the values of the keys it served.
+    public typealias Outcome = Result<[Key: Value], Error>
+
     private struct Waiter {
-        var continuation: CheckedContinuation<Value, Error>
+        var deliver: @Sendable (Outcome) -> Void
         var progress: (@Sendable (FetchProgress) -> Void)?
     }
 
     private struct Flight {
-        let id: UInt64
+        let keys: [Key]
         var waiters: [UInt64: Waiter]
         var task: Task<Void, Never>?
     }
 
     private struct State {
-        var flights: [Key: Flight] = [:]
+        var flights: [UInt64: Flight] = [:]
+        var flightOfKey: [Key: UInt64] = [:]
         var nextID: UInt64 = 0
         var joins = 0
 
         mutating func makeID() -> UInt64 {
             nextID += 1
             return nextID
+        }
+
+        /// Registers a flight for `keys` with its first waiter; returns its id.
+        mutating func _open(keys: [Key], waiterID: UInt64, waiter: Waiter) -> UInt64 {
+            let id = makeID()
+            flights[id] = Flight(keys: keys, waiters: [waiterID: waiter], task: nil)
+            for key in keys { flightOfKey[key] = id }
+            return id
+        }
+
+        /// Removes flight `id` and frees its keys; returns it.
+        mutating func _close(_ id: UInt64) -> Flight? {
+            guard let flight = flights.removeValue(forKey: id) else { return nil }
+            for key in flight.keys where flightOfKey[key] == id { flightOfKey[key] = nil }
+            return flight
         }
     }
 
@@ -35,10 +58,10 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Creates an empty pool.
     public init() {}
 
-    /// How many asks joined an operation already under way.
+    /// How many asks joined an operation already under way (one per flight joined).
     public var joinCount: Int { state.withLock { $0.joins } }
 
-    /// How many keys have an operation under way.
+    /// How many operations are under way.
     public var inFlightCount: Int { state.withLock { $0.flights.count } }
 
     /// Returns the result of `operation` for `key`, sharing it with every concurrent asker of `key`.
@@ -55,79 +78,147 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
         operation: @escaping @Sendable (_ report: @escaping @Sendable (FetchProgress) -> Void) async throws -> Value
     ) async throws -> Value {
         let waiterID = state.withLock { $0.makeID() }
+        let joined = Mutex<UInt64?>(nil)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let flightID = state.withLock { state -> UInt64? in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, Error>) in
+                let waiter = Waiter(
+                    deliver: { outcome in
+                        let value = outcome.flatMap { values in
+                            values[key].map { .success($0) } ?? .failure(CancellationError())
+                        }
+                        continuation.resume(with: value)
+                    },
+                    progress: progress
+                )
+                let started = state.withLock { state -> UInt64?? in
                     // Cancellation is flagged before the handler runs, so checking under the lock
                     // means a waiter is either never added or always found by the handler.
-                    guard !Task.isCancelled else { return nil }
-                    let waiter = Waiter(continuation: continuation, progress: progress)
-                    if state.flights[key] != nil {
-                        state.flights[key]!.waiters[waiterID] = waiter
+                    guard !Task.isCancelled else { return .none }
+                    if let id = state.flightOfKey[key] {
+                        state.flights[id]!.waiters[waiterID] = waiter
                         state.joins += 1
-                        return 0
+                        joined.withLock { $0 = id }
+                        return .some(nil)
                     }
-                    let id = state.makeID()
-                    state.flights[key] = Flight(id: id, waiters: [waiterID: waiter], task: nil)
-                    return id
+                    let id = state._open(keys: [key], waiterID: waiterID, waiter: waiter)
+                    joined.withLock { $0 = id }
+                    return .some(id)
                 }
-                switch flightID {
-                case nil: continuation.resume(throwing: CancellationError())
-                case 0: break  // joined a flight under way
-                case let id?: start(key: key, flightID: id, priority: priority, operation: operation)
+                switch started {
+                case .none: continuation.resume(throwing: CancellationError())
+                case .some(nil): break  // joined a flight under way
+                case .some(let id?):
+                    launch(flightID: id, priority: priority) { report in [key: try await operation(report)] }
                 }
             }
         } onCancel: {
-            leave(key: key, waiterID: waiterID)
+            if let id = joined.withLock({ $0 }) { leave(flightID: id, waiterID: waiterID) }
         }
     }
 
-    private func start(
-        key: Key, flightID: UInt64, priority: TaskPriority?,
-        operation: @escaping @Sendable (_ report: @escaping @Sendable (FetchProgress) -> Void) async throws -> Value
-    ) {
-        let report: @Sendable (FetchProgress) -> Void = { [self] value in
-            let handlers = state.withLock { state in
-                state.flights[key].map { $0.id == flightID ? $0.waiters.values.compactMap(\.progress) : [] } ?? []
+    /// Serves `keys` from flights: joins the flight under way for each key that has one, and starts
+    /// one flight per group of the rest that `grouping` forms (each group runs `operation` once).
+    ///
+    /// Returns at once. `deliver` is called once per flight this ask depends on, with the values
+    /// of that flight's keys (which may include keys this ask did not need) or its error, as each
+    /// flight finishes. Call `leave` on the returned ticket when done or cancelled: a flight is
+    /// cancelled when every ask that depends on it has left before it finished.
+    ///
+    /// - Parameters:
+    ///   - keys: the keys wanted, in the order `grouping` expects.
+    ///   - grouping: cuts the keys no flight covers into the key sets of new flights.
+    ///   - operation: fetches one group; it must return a value for every key of the group.
+    public func flights(
+        for keys: [Key],
+        priority: TaskPriority? = nil,
+        grouping: ([Key]) -> [[Key]],
+        deliver: @escaping @Sendable (Outcome) -> Void,
+        operation: @escaping @Sendable (_ keys: [Key]) async throws -> [Key: Value]
+    ) -> FlightTicket {
+        let waiterID = state.withLock { $0.makeID() }
+        let waiter = Waiter(deliver: deliver, progress: nil)
+        let (joinedIDs, started) = state.withLock { state -> ([UInt64], [(UInt64, [Key])]) in
+            var joinedIDs: [UInt64] = []
+            var uncovered: [Key] = []
+            for key in keys {
+                guard let id = state.flightOfKey[key] else {
+                    uncovered.append(key)
+                    continue
+                }
+                if state.flights[id]!.waiters[waiterID] == nil {
+                    state.flights[id]!.waiters[waiterID] = waiter
+                    state.joins += 1
+                    joinedIDs.append(id)
+                }
             }
+            let started = grouping(uncovered).filter { !$0.isEmpty }.map { group in
+                (state._open(keys: group, waiterID: waiterID, waiter: waiter), group)
+            }
+            return (joinedIDs, started)
+        }
+        for (id, group) in started {
+            launch(flightID: id, priority: priority) { _ in try await operation(group) }
+        }
+        let ids = joinedIDs + started.map(\.0)
+        return FlightTicket(flightCount: ids.count) { [self] in
+            for id in ids { leave(flightID: id, waiterID: waiterID, notify: false) }
+        }
+    }
+
+    private typealias Report = @Sendable (FetchProgress) -> Void
+    private typealias Operation = @Sendable (_ report: @escaping Report) async throws -> [Key: Value]
+
+    private func launch(flightID: UInt64, priority: TaskPriority?, operation: @escaping Operation) {
+        let report: @Sendable (FetchProgress) -> Void = { [self] value in
+            let handlers = state.withLock { $0.flights[flightID]?.waiters.values.compactMap(\.progress) ?? [] }
             for handler in handlers { handler(value) }
         }
         let task = Task(priority: priority) { [self] in
-            let result: Result<Value, Error>
+            let outcome: Outcome
             do {
-                result = .success(try await operation(report))
+                outcome = .success(try await operation(report))
             } catch {
-                result = .failure(error)
+                outcome = .failure(error)
             }
-            let waiters = state.withLock { state -> [Waiter] in
-                guard let flight = state.flights[key], flight.id == flightID else { return [] }
-                state.flights[key] = nil
-                return Array(flight.waiters.values)
-            }
-            for waiter in waiters { waiter.continuation.resume(with: result) }
+            let waiters = state.withLock { $0._close(flightID)?.waiters.values.map(\.deliver) ?? [] }
+            for deliver in waiters { deliver(outcome) }
         }
         let orphaned = state.withLock { state -> Bool in
-            guard state.flights[key]?.id == flightID else { return true }
-            state.flights[key]!.task = task
+            guard state.flights[flightID] != nil else { return true }
+            state.flights[flightID]!.task = task
             return false
         }
         // Every asker left before the task was recorded: nobody else will cancel it.
         if orphaned { task.cancel() }
     }
 
-    private func leave(key: Key, waiterID: UInt64) {
+    /// Waiter `waiterID` leaves flight `flightID` (idempotent); with `notify`, it is told so with
+    /// `CancellationError`. The flight is cancelled when it was the last waiter.
+    private func leave(flightID: UInt64, waiterID: UInt64, notify: Bool = true) {
         let (waiter, abandoned) = state.withLock { state -> (Waiter?, Task<Void, Never>?) in
-            guard var flight = state.flights[key], let waiter = flight.waiters.removeValue(forKey: waiterID) else {
+            guard let waiter = state.flights[flightID]?.waiters.removeValue(forKey: waiterID) else {
                 return (nil, nil)
             }
-            if flight.waiters.isEmpty {
-                state.flights[key] = nil
-                return (waiter, flight.task)
-            }
-            state.flights[key] = flight
-            return (waiter, nil)
+            guard state.flights[flightID]!.waiters.isEmpty else { return (waiter, nil) }
+            return (waiter, state._close(flightID)?.task)
         }
-        waiter?.continuation.resume(throwing: CancellationError())
+        if notify { waiter?.deliver(.failure(CancellationError())) }
         abandoned?.cancel()
     }
+}
+
+/// One ask's hold on the flights a `RequestPool.flights(for:…)` call joined or started.
+public struct FlightTicket: Sendable {
+    /// How many flights the ask depends on: the number of times its `deliver` will be called
+    /// unless it leaves first.
+    public let flightCount: Int
+    private let leaveAll: @Sendable () -> Void
+
+    init(flightCount: Int, leave: @escaping @Sendable () -> Void) {
+        self.flightCount = flightCount
+        self.leaveAll = leave
+    }
+
+    /// Leaves every flight of the ask (idempotent); each flight no other ask depends on is cancelled.
+    public func leave() { leaveAll() }
 }

@@ -1,0 +1,82 @@
+import Foundation
+
+extension SampleOrigin {
+    /// A request for a path no resource is registered at, as a ``Handler`` sees it.
+    public struct HandledRequest: Sendable {
+        /// `GET` or `HEAD`.
+        public var method: String
+        /// The target exactly as sent (path and query).
+        public var target: String
+        /// The percent-decoded path without the query.
+        public var path: String
+        /// The header fields, names lowercased.
+        public var headers: [String: String]
+
+        /// How the request's `Range` header applies to a body of `length` bytes: `nil` for the whole
+        /// body (no header, another unit, several ranges), an empty range when unsatisfiable (416).
+        public func byteRange(forLength length: Int) -> Range<Int>? {
+            switch ByteRangeRequest(header: headers["range"], length: length) {
+            case .whole: return nil
+            case .partial(let range): return range
+            case .unsatisfiable: return length..<length
+            }
+        }
+    }
+
+    /// What a ``Handler`` answers: status, header fields (`Content-Length` is added) and body.
+    public struct HandledResponse: Sendable {
+        /// The HTTP status.
+        public var status: Int
+        /// Header fields in sending order, without `Content-Length` and `Connection`.
+        public var headers: [(name: String, value: String)]
+        /// The body (not sent for HEAD).
+        public var body: Data
+
+        /// Creates a response.
+        public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
+        /// A short plain-text answer (errors).
+        public static func text(status: Int, _ message: String) -> HandledResponse {
+            let body = Data((message + "\n").utf8)
+            return HandledResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: body)
+        }
+    }
+
+    /// Answers requests for unregistered paths on the connection's own thread (it may block: each
+    /// connection has a thread, and ``maximumConnections`` bounds them).
+    public typealias Handler = @Sendable (HandledRequest) -> HandledResponse
+
+    /// Makes `handler` answer every request for a path no resource is registered at (instead of 404);
+    /// `nil` restores 404. This is how a server other than a sample origin (a caching proxy) reuses
+    /// the origin's HTTP/1.1 core: loopback binding, bounded heads and connections, 4xx for malformed
+    /// requests, logging and a clean ``stop()``.
+    public func setHandler(_ handler: Handler?) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// At most this many connections are served at once; one more is answered 503 and closed.
+    public var maximumConnections: Int {
+        get { state.withLock { $0.maximumConnections } }
+        set { state.withLock { $0.maximumConnections = max(1, newValue) } }
+    }
+
+    /// The plan for a handler's answer.
+    static func plan(for response: HandledResponse) -> ResponsePlan {
+        ResponsePlan(
+            status: response.status, headers: response.headers, body: response.body,
+            bodyRange: 0..<response.body.count, carriesResourceBody: (200..<300).contains(response.status)
+        )
+    }
+}
+
+/// Feeds arbitrary bytes to the request-head parser the origin and the proxy share: it must return a
+/// head or throw, never crash. The libFuzzer entry point of the parser (see `Fuzz/`).
+public func fuzzHTTPRequestHead(_ data: Data) {
+    let bytes = [UInt8](data)
+    _ = try? HTTPRequestHead(parsing: bytes[...])
+    _ = ByteRangeRequest(header: String(decoding: bytes.prefix(256), as: UTF8.self), length: bytes.count)
+}
