@@ -59,6 +59,11 @@ extension VideoUtil {
     /// Removes the chunks of every layout in `layouts`, and the meta record.
     func removeChunks(of key: CacheKey, layouts: [ChunkLayout]) async throws {
         let storageType = configuration.storageType
+        // One call where the backend selects by prefix; key by key where it cannot.
+        do {
+            try await manager.backend(for: storageType).removeEntries(.keyPrefix(key.chunkPrefix))
+            return
+        } catch AssetsError.unsupported {}
         try await manager.removeData(forKey: key.chunkRecord, storageType: storageType)
         let counts = Set(layouts.map(\.chunkCount))
         for index in 0..<(counts.max() ?? 0) {

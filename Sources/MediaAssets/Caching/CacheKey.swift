@@ -40,6 +40,10 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
     /// The key of chunk `index` of this resource: `<key>#<index>`.
     public func chunk(_ index: Int) -> CacheKey { CacheKey(rawValue + "#" + String(index)) }
 
+    /// What every chunk key and the chunk record of this resource start with: `<key>#`, for
+    /// `removeEntries(.keyPrefix(_:))`. A request's key never holds `#` (the key factory drops fragments).
+    public var chunkPrefix: String { rawValue + "#" }
+
     /// The key of this resource's chunk record: `<key>#meta`.
     public var chunkRecord: CacheKey { CacheKey(rawValue + "#meta") }
 
