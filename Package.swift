@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MediaAssetsAnimation", targets: ["MediaAssetsAnimation"]),
         .library(name: "MediaAssetsVideo", targets: ["MediaAssetsVideo"]),
         .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
+        .library(name: "MediaAssetsRedis", targets: ["MediaAssetsRedis"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
         .executable(name: "demo", targets: ["demo"]),
         .executable(name: "benchmarks", targets: ["benchmarks"]),
@@ -31,6 +32,7 @@ let package = Package(
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "CZlib"]),
         .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
+        .target(name: "MediaAssetsRedis", dependencies: ["MediaAssets"]),
 
         // The loopback HTTP origin of the tests and examples, and test support
         .target(name: "SampleOrigin"),
@@ -90,6 +92,7 @@ let package = Package(
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
+        .testTarget(name: "MediaAssetsRedisTests", dependencies: ["MediaAssetsRedis", "MediaAssets", "TestSupport", "SampleOrigin"]),
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(
             name: "MediaAssetsImageTests",
