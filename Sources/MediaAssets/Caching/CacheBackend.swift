@@ -19,6 +19,8 @@
 ///   cleanly gone); a corrupt stored entry reads as a miss, never as wrong bytes.
 /// - **Concurrency.** All methods may be called concurrently from any task; none blocks the
 ///   caller's executor on I/O for long (do file or network work off the cooperative pool).
+/// - **Selections.** `removeEntries(_:)` removes exactly the selected entries: a key prefix compares
+///   the keys' UTF-8 bytes, a partition the entries' `metadata.partition`.
 /// - **Errors.** Throw errors that say what failed and where (`AssetsError` cases fit most).
 public protocol CacheBackend: Sendable {
     /// Returns the live entry for `key`, or `nil` on a miss, and marks it recently used.
@@ -32,6 +34,10 @@ public protocol CacheBackend: Sendable {
 
     /// Removes every entry.
     func removeAll() async throws
+
+    /// Removes the entries `selection` takes (a video resource's chunks, one partition's entries)
+    /// in one call, without reading their bytes. The default throws `AssetsError.unsupported`.
+    func removeEntries(_ selection: EntrySelection) async throws
 
     /// Removes entries whose hard expiry has passed. Expired entries are already misses, so a
     /// backend may leave this as the default, which does nothing.
@@ -51,4 +57,34 @@ extension CacheBackend {
 
     /// Does nothing: expired entries are misses whether or not they are removed.
     public func removeExpired() async throws {}
+
+    /// Throws `AssetsError.unsupported`: a backend that cannot select entries says so.
+    public func removeEntries(_ selection: EntrySelection) async throws {
+        throw AssetsError.unsupported(
+            operation: "removeEntries(\(selection))", backend: String(describing: type(of: self))
+        )
+    }
+}
+
+/// Which entries a batch removal takes.
+public enum EntrySelection: Sendable, Hashable, CustomStringConvertible {
+    /// Entries whose key starts with the prefix (a video resource's chunks and record: "<key>#").
+    case keyPrefix(String)
+    /// Entries stored through `.hybrid(t)` for partition `t` (their `metadata.partition` is `t`).
+    case partition(LRUCacheType)
+
+    /// Whether the entry stored under `key` through `partition` (its `metadata.partition`) is selected.
+    public func contains(key: CacheKey, partition: LRUCacheType?) -> Bool {
+        switch self {
+        case .keyPrefix(let prefix): return key.rawValue.utf8.starts(with: prefix.utf8)
+        case .partition(let selected): return partition == selected
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .keyPrefix(let prefix): return ".keyPrefix(\"\(prefix.prefix(200))\")"
+        case .partition(let partition): return ".partition(\(partition.rawValue))"
+        }
+    }
 }

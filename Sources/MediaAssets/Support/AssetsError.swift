@@ -26,6 +26,8 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case notCached(key: CacheKey)
     /// The request failed in transport (after any retries).
     case networkFailure(url: URL, code: Int, reason: String)
+    /// The backend does not implement an optional operation, such as `removeEntries(_:)`.
+    case unsupported(operation: String, backend: String)
 
     public var description: String {
         switch self {
@@ -57,6 +59,9 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "'\(key.rawValue.prefix(200))' is not cached and the request allowed only the cache."
         case .networkFailure(let url, let code, let reason):
             return "Fetching \(url.absoluteString) failed: \(reason) (URLError \(code))."
+        case .unsupported(let operation, let backend):
+            return "\(backend) does not support \(operation); implement it in the backend, or remove "
+                + "the entries one key at a time with removeEntry(forKey:)."
         }
     }
 
