@@ -33,7 +33,12 @@ public final class RedisServer: Sendable {
         configuration lines: [String] = [], port: Int? = nil, clusterBus: Bool = false
     ) async throws -> RedisServer {
         let server = try RedisServer(lines: lines, port: port ?? freeLoopbackPort(needsBusPort: clusterBus))
-        try await server.launch()
+        do {
+            try await server.launch()
+        } catch {
+            server.stop()
+            throw error
+        }
         return server
     }
 
@@ -69,7 +74,9 @@ public final class RedisServer: Sendable {
         processes.withLock { $0 = (server, watchdog) }
         let port = self.port
         try await waitUntil("redis-server answers PING on port \(port)", timeout: .seconds(30)) {
-            (try? Self.cli(port: port, ["PING"]))?.contains("PONG") == true
+            // A server with a password answers NOAUTH: it is up all the same.
+            let answer = (try? Self.cli(port: port, ["PING"])) ?? ""
+            return answer.contains("PONG") || answer.contains("NOAUTH")
         }
     }
 

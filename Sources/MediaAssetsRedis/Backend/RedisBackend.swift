@@ -128,7 +128,7 @@ public final class RedisBackend: CacheBackend {
     /// old value is removed, as a replacement by a dead entry would leave nothing).
     private func setCommand(_ entry: CacheEntry, key: CacheKey) async throws -> (command: RESPCommand, key: Data)? {
         let redisKey = redisKey(key)
-        if let limit = await knownLimit(), entry.size > limit {
+        if let limit = try await knownLimit(), entry.size > limit {
             counters.withLock { $0.rejectedTooLarge += 1 }
             return nil
         }
@@ -207,10 +207,19 @@ public final class RedisBackend: CacheBackend {
         return pair[1].text
     }
 
-    /// The limit, read once on first need; a failed read leaves it unknown (no limit enforced).
-    private func knownLimit() async -> Int? {
+    /// The limit, read once on first need. A server that refuses `CONFIG GET` (an ACL) has no known
+    /// limit; a transport failure is thrown, as the store that needs it would fail the same way.
+    private func knownLimit() async throws -> Int? {
         if case .known(let limits) = limits.withLock({ $0 }) { return limits.maxmemory }
-        return (try? await refreshServerLimits())?.maxmemory
+        do {
+            return try await refreshServerLimits().maxmemory
+        } catch let error as RedisError where error.isConnectionFailure {
+            record(error)
+            throw error
+        } catch {
+            limits.withLock { $0 = .known(RedisServerLimits(maxmemory: nil, policies: [])) }
+            return nil
+        }
     }
 
     func record(_ error: any Error) {
