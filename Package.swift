@@ -79,7 +79,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "custom-backend-example",
-            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsImage", "MediaAssetsSQLite", "SampleOrigin"],
+            dependencies: [
+                "ExampleSupport", "MediaAssets", "MediaAssetsImage", "MediaAssetsSQLite", "MediaAssetsRedis", "SampleOrigin",
+            ],
             path: "Examples/custom-backend-example"
         ),
         .executableTarget(
