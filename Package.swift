@@ -44,6 +44,7 @@ let package = Package(
             dependencies: [
                 "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
                 "CZlib", "SampleOrigin",
+                "MediaAssetsRedis",
             ],
             path: "Benchmarks"
         ),

@@ -11,6 +11,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("disk", runDiskBenchmarks),
     ("sqlite", runSQLiteBenchmarks),
+    ("redis", runRedisBenchmarks),
     ("loading", runLoadingBenchmarks),
     ("image-codecs", runImageCodecBenchmarks),
     ("image-processing", runImageProcessingBenchmarks),
