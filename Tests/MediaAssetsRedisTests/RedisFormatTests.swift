@@ -57,3 +57,51 @@ struct RedisFormatTests {
         #expect(throws: RedisEntryFormat.Invalid.self) { try RedisEntryFormat.decode(value) }
     }
 }
+
+@Suite("Flat record coder")
+struct FlatRecordCoderTests {
+    /// A String RawRepresentable, as LRUCacheType is (it becomes Codable on the storage branch).
+    struct Partition: RawRepresentable, Codable, Equatable {
+        var rawValue: String
+    }
+
+    /// CacheMetadata as a later version declares it, with a partition.
+    struct LaterMetadata: Codable, Equatable {
+        var created: Date
+        var lastAccess: Date
+        var expires: Date?
+        var etag: String?
+        var partition: Partition?
+        var generation: Int
+        var pinned: Bool
+    }
+
+    @Test func aFieldAddedLaterRoundTripsByName() throws {
+        // Given a record with fields CacheMetadata does not have yet
+        let later = LaterMetadata(
+            created: Date(timeIntervalSince1970: 1_700_000_000.123_456_7), lastAccess: Date(timeIntervalSince1970: 0),
+            expires: nil, etag: "\"x\"", partition: Partition(rawValue: "image"), generation: -3, pinned: true)
+
+        // When it is encoded flat and read back as itself, and as today's CacheMetadata
+        let bytes = try FlatRecordCoder.encode(later)
+        let fields = try FlatRecordCoder.fields(bytes)
+        let again = try FlatRecordCoder.decode(LaterMetadata.self, from: fields)
+        let today = try FlatRecordCoder.decode(CacheMetadata.self, from: fields)
+
+        // Then every field survives bit for bit, and today's type reads the fields it knows
+        #expect(again == later)
+        #expect(fields["partition"] == .string("image"))
+        #expect(today.created == later.created && today.etag == "\"x\"" && today.expires == nil)
+    }
+
+    @Test func aNestedValueIsRefusedSoTheFormatFallsBackToJSON() {
+        struct Nested: Codable { var inner: [Int] }
+        #expect(throws: FlatRecordCoder.Unsupported.self) { try FlatRecordCoder.encode(Nested(inner: [1])) }
+    }
+
+    @Test func storedEntriesUseTheFlatRecord() throws {
+        let value = try RedisEntryFormat.encode(CacheEntry(data: Data([1]), metadata: CacheMetadata(etag: "e")))
+        #expect(value[4] == RedisEntryFormat.version)
+        #expect(try RedisEntryFormat.decode(value).metadata.etag == "e")
+    }
+}

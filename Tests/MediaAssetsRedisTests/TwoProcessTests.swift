@@ -44,31 +44,18 @@ struct TwoProcessTests {
         Self.expectSecondServedFromRedis(output)
     }
 
-    static func expectSecondServedFromRedis(_ output: (status: Int32, text: String)) {
-        #expect(output.status == 0, "\(output.text)")
-        #expect(output.text.contains("process 1: 8 origin requests; images from origin 8"), "\(output.text)")
-        #expect(output.text.contains("process 2: 0 origin requests; images from origin 0, memory 0, disk 0, redis 8"))
+    static func expectSecondServedFromRedis(_ output: (status: Int32, output: String)) {
+        #expect(output.status == 0, "\(output.output)")
+        #expect(output.output.contains("process 1: 8 origin requests; images from origin 8"), "\(output.output)")
+        #expect(output.output.contains("process 2: 0 origin requests; images from origin 0, memory 0, disk 0, redis 8"))
     }
 
     /// Runs the executable to its end on a dispatch thread (not the cooperative pool).
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, text: String) {
+    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(executable, arguments) })
+                continuation.resume(with: Result { try runToEnd(executable, arguments) })
             }
         }
-    }
-
-    private static func runBlocking(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, text: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

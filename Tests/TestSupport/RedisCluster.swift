@@ -50,20 +50,11 @@ public final class RedisCluster: Sendable {
 /// One three-master cluster shared by the tests of a process that only read and write through it
 /// (each under its own key prefix); started on first use, stopped when the test process exits.
 public enum SharedRedisCluster {
-    private static let cluster = Task { () throws -> RedisCluster in
-        let cluster = try await RedisCluster.start()
-        started.withLock { $0 = cluster }
-        atexit { SharedRedisCluster.started.withLock { $0 }?.stop() }
-        return cluster
-    }
-    private static let started = Mutex<RedisCluster?>(nil)
+    private static let shared = SharedAtExit(start: { try await RedisCluster.start() }, stop: { $0.stop() })
 
     /// The shared cluster, started if needed.
-    public static func get() async throws -> RedisCluster { try await cluster.value }
+    public static func get() async throws -> RedisCluster { try await shared.get() }
 
     /// The cluster once `get()` has returned, for synchronous fixtures; throws before that.
-    public static func current() throws -> RedisCluster {
-        guard let cluster = started.withLock({ $0 }) else { throw ConditionTimedOut(condition: "SharedRedisCluster.get()") }
-        return cluster
-    }
+    public static func current() throws -> RedisCluster { try shared.current() }
 }
