@@ -95,7 +95,9 @@ let package = Package(
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
-        .testTarget(name: "MediaAssetsRedisTests", dependencies: ["MediaAssetsRedis", "MediaAssets", "TestSupport", "SampleOrigin"]),
+        .testTarget(
+            name: "MediaAssetsRedisTests", dependencies: ["MediaAssetsRedis", "MediaAssets", "TestSupport", "SampleOrigin"]
+        ),
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(
             name: "MediaAssetsImageTests",

@@ -1,6 +1,7 @@
 import Foundation
 import MediaAssets
 import MediaAssetsRedis
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +17,10 @@ func runRedisBenchmarks(table: BenchmarkTable) async throws {
     defer { server.stop() }
     let operations = 500
     let perOperation = 1e6 / Double(operations)
-    let redis = RedisBackend(configuration: .init(
-        servers: .single(.tcp(host: "127.0.0.1", port: server.port)), options: .init(poolSize: 1), keyPrefix: "bench:"))
+    let redis = RedisBackend(
+        configuration: .init(
+            servers: .single(.tcp(host: "127.0.0.1", port: server.port)), options: .init(poolSize: 1),
+            keyPrefix: "bench:"))
     let entry = CacheEntry(
         data: Data((0..<16_384).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }),
         metadata: CacheMetadata(etag: "\"bench\"", contentType: "image/jpeg"))
@@ -161,7 +164,8 @@ private final class BenchmarkRedisServer {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let server = BenchmarkRedisServer(port: port, process: process, directory: directory)
-        let client = RedisClient(endpoint: .tcp(host: "127.0.0.1", port: port), options: .init(initialBackoff: .milliseconds(1)))
+        let client = RedisClient(
+            endpoint: .tcp(host: "127.0.0.1", port: port), options: .init(initialBackoff: .milliseconds(1)))
         for _ in 0..<2_000 {
             if (try? await client.send(RESPCommand("PING"))) != nil { return server }
             try await Task.sleep(for: .milliseconds(5))

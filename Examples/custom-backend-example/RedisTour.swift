@@ -23,7 +23,9 @@ enum RedisTour {
     }
 
     /// Clears the example's keys, runs the two workers one after the other and returns their status.
-    static func runParent(arguments: [String], directory: URL, configuration: RedisBackend.Configuration) async throws -> Int32 {
+    static func runParent(arguments: [String], directory: URL, configuration: RedisBackend.Configuration) async throws
+        -> Int32
+    {
         try await RedisBackend(configuration: configuration).removeEntries(.keyPrefix(""))
         print("custom-backend-example: .hybrid(.image) as memory → disk → Redis, in two processes")
         print("  redis   \(configuration.servers)  (keys under \"\(keyPrefix)\", cleared)")
@@ -34,14 +36,17 @@ enum RedisTour {
             print("")
             let process = Process()
             process.executableURL = executable
-            process.arguments = arguments + [
-                "--redis-worker", String(worker), "--cache", directory.appendingPathComponent("process-\(worker)").path,
-            ]
+            process.arguments =
+                arguments + [
+                    "--redis-worker", String(worker), "--cache",
+                    directory.appendingPathComponent("process-\(worker)").path,
+                ]
             ExampleRun.flushStandardOutput()
             try process.run()
             process.waitUntilExit()
             guard process.terminationStatus == 0 else {
-                print("process \(worker) (pid \(process.processIdentifier)) failed with status \(process.terminationStatus)")
+                let pid = process.processIdentifier
+                print("process \(worker) (pid \(pid)) failed with status \(process.terminationStatus)")
                 return 1
             }
         }
@@ -49,12 +54,16 @@ enum RedisTour {
     }
 
     /// One worker: fetches the image list through memory → disk → Redis and reports each source.
-    static func runWorker(_ worker: Int, directory: URL, configuration: RedisBackend.Configuration) async throws -> Int32 {
+    static func runWorker(_ worker: Int, directory: URL, configuration: RedisBackend.Configuration) async throws
+        -> Int32
+    {
         let media = try await SampleMedia.make(avatarCount: 8, videoByteCount: 0)
         let host = try SampleHost.start(media)
         defer { host.stop() }
-        let manager = try AssetsManager(configuration: .init(
-            diskDirectory: directory.appendingPathComponent("disk"), loader: LocalFileLoader(), keyFactory: host.keyFactory))
+        let manager = try AssetsManager(
+            configuration: .init(
+                diskDirectory: directory.appendingPathComponent("disk"), loader: LocalFileLoader(),
+                keyFactory: host.keyFactory))
         let redis = RedisBackend(configuration: configuration)
         let tiered = TieredBackend(tiers: [
             .required(MemoryCache(limits: .init(costLimit: 64 << 20))),
@@ -63,15 +72,17 @@ enum RedisTour {
         ])
         manager.register(tiered, for: .hybrid(.image))
 
-        print("process \(worker) (pid \(getpid())): its own origin \(host.origin.baseURL.absoluteString), "
-            + "its own disk \(directory.path)")
+        print(
+            "process \(worker) (pid \(getpid())): its own origin \(host.origin.baseURL.absoluteString), "
+                + "its own disk \(directory.path)")
         var table = TextTable(header: ["image", "from", "bytes"], indent: 2)
         var sources: [String: Int] = [:]
         let requestsAtStart = host.requestCount
         for avatar in media.avatars {
             let before = tiered.tierCounters()
             let requestsBefore = host.requestCount
-            let entry = try await manager.entry(for: AssetRequest(url: host.url(for: avatar)), storageType: .hybrid(.image))
+            let entry = try await manager.entry(
+                for: AssetRequest(url: host.url(for: avatar)), storageType: .hybrid(.image))
             let source = host.requestCount > requestsBefore ? "origin" : servingTier(before, tiered.tierCounters())
             sources[source, default: 0] += 1
             table.add([avatar.file.path, source, Formatting.bytes(entry.size)])
@@ -81,8 +92,9 @@ enum RedisTour {
         let summary = ["origin", "memory", "disk", "redis"].map { "\($0) \(sources[$0] ?? 0)" }.joined(separator: ", ")
         print("  process \(worker): \(originRequests) origin requests; images from \(summary)")
         let statistics = redis.redisStatistics()
-        print("  redis: hits \(statistics.hits), misses \(statistics.misses), writes \(statistics.writes), "
-            + "remote errors \(statistics.remoteErrors)")
+        print(
+            "  redis: hits \(statistics.hits), misses \(statistics.misses), writes \(statistics.writes), "
+                + "remote errors \(statistics.remoteErrors)")
         if worker == 2, originRequests > 0 {
             print("  the second process was not served from Redis")
             return 1
@@ -90,7 +102,9 @@ enum RedisTour {
         return 0
     }
 
-    private static func servingTier(_ before: [TieredBackend.TierCounters], _ after: [TieredBackend.TierCounters]) -> String {
+    private static func servingTier(_ before: [TieredBackend.TierCounters], _ after: [TieredBackend.TierCounters])
+        -> String
+    {
         let names = ["memory", "disk", "redis"]
         for index in before.indices where after[index].hits > before[index].hits { return names[index] }
         return "memory"

@@ -1,22 +1,26 @@
 import Foundation
-@testable import MediaAssetsRedis
 import TestSupport
 import Testing
+
+@testable import MediaAssetsRedis
 
 @Suite("RESP reply parser")
 struct RESPParserTests {
     @Test func parsesEveryRESP2Type() throws {
         // Given one reply of each type, back to back
-        let bytes = Array("+OK\r\n-ERR bad\r\n:-42\r\n$5\r\nhello\r\n$-1\r\n*2\r\n$1\r\na\r\n*1\r\n:7\r\n*-1\r\n$0\r\n\r\n".utf8)
+        let bytes = Array(
+            "+OK\r\n-ERR bad\r\n:-42\r\n$5\r\nhello\r\n$-1\r\n*2\r\n$1\r\na\r\n*1\r\n:7\r\n*-1\r\n$0\r\n\r\n".utf8)
 
         // When they are parsed
         let (values, consumed) = try RESPParser.parseAll(bytes)
 
         // Then each is typed and every byte is consumed
-        #expect(values == [
-            .simpleString("OK"), .error("ERR bad"), .integer(-42), .bulkString(Data("hello".utf8)), .bulkString(nil),
-            .array([.bulkString(Data("a".utf8)), .array([.integer(7)])]), .array(nil), .bulkString(Data()),
-        ])
+        #expect(
+            values == [
+                .simpleString("OK"), .error("ERR bad"), .integer(-42), .bulkString(Data("hello".utf8)),
+                .bulkString(nil),
+                .array([.bulkString(Data("a".utf8)), .array([.integer(7)])]), .array(nil), .bulkString(Data()),
+            ])
         #expect(consumed == bytes.count)
     }
 
@@ -31,7 +35,8 @@ struct RESPParserTests {
 
             // Then exactly one reply comes out, once the last byte has arrived
             #expect(first.count + second.count == 1, "split at \(split)")
-            #expect((first + second).first == .array([.bulkString(Data("foo".utf8)), .integer(12), .simpleString("bar")]))
+            #expect(
+                (first + second).first == .array([.bulkString(Data("foo".utf8)), .integer(12), .simpleString("bar")]))
         }
     }
 

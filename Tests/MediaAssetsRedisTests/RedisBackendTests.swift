@@ -1,13 +1,15 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsRedis
 import TestSupport
 import Testing
+
+@testable import MediaAssetsRedis
 
 @Suite("RedisBackend", .enabled(if: RedisServer.isInstalled, RedisServer.skipReason))
 struct RedisBackendTests {
     static func backend(_ server: RedisServer, prefix: String) -> RedisBackend {
-        RedisBackend(configuration: .init(servers: .single(.tcp(host: "127.0.0.1", port: server.port)), keyPrefix: prefix))
+        RedisBackend(
+            configuration: .init(servers: .single(.tcp(host: "127.0.0.1", port: server.port)), keyPrefix: prefix))
     }
 
     @Test func expiryBecomesAServerSideTimeToLive() async throws {
@@ -23,7 +25,9 @@ struct RedisBackendTests {
         let reply = try await client.send(RESPCommand("PTTL", RESPArgument(prefix + "k")))
 
         // Then Redis will drop it itself within the minute
-        guard case .integer(let milliseconds) = reply else { throw RedisError.unexpectedReply(endpoint: "", command: "PTTL", reply: "\(reply)") }
+        guard case .integer(let milliseconds) = reply else {
+            throw RedisError.unexpectedReply(endpoint: "", command: "PTTL", reply: "\(reply)")
+        }
         #expect(milliseconds > 0 && milliseconds <= 60_000)
     }
 

@@ -1,7 +1,8 @@
 import Foundation
-@testable import MediaAssetsRedis
 import TestSupport
 import Testing
+
+@testable import MediaAssetsRedis
 
 @Suite("Redis client", .enabled(if: RedisServer.isInstalled, RedisServer.skipReason))
 struct RedisClientTests {

@@ -1,8 +1,9 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsRedis
 import TestSupport
 import Testing
+
+@testable import MediaAssetsRedis
 
 /// Routing over a real three-master cluster of its own per test: redirects and a dead node.
 @Suite("Redis Cluster", .enabled(if: RedisServer.isInstalled, RedisServer.skipReason))

@@ -9,16 +9,18 @@ import Testing
 struct RedisConformanceTests {
     static let singleFixture = BackendFixture("redis") { _ in
         let server = try SharedRedisServer.current()
-        return RedisBackend(configuration: .init(
-            servers: .single(.tcp(host: "127.0.0.1", port: server.port)),
-            keyPrefix: SharedRedisServer.uniquePrefix("conformance")))
+        return RedisBackend(
+            configuration: .init(
+                servers: .single(.tcp(host: "127.0.0.1", port: server.port)),
+                keyPrefix: SharedRedisServer.uniquePrefix("conformance")))
     }
 
     static let clusterFixture = BackendFixture("redis-cluster") { _ in
         let cluster = try SharedRedisCluster.current()
-        return RedisBackend(configuration: .init(
-            servers: .cluster(seeds: cluster.nodes.map { .tcp(host: "127.0.0.1", port: $0.port) }),
-            keyPrefix: SharedRedisServer.uniquePrefix("conformance")))
+        return RedisBackend(
+            configuration: .init(
+                servers: .cluster(seeds: cluster.nodes.map { .tcp(host: "127.0.0.1", port: $0.port) }),
+                keyPrefix: SharedRedisServer.uniquePrefix("conformance")))
     }
 
     @Test(arguments: [singleFixture], BackendConformance.allCases)

@@ -1,8 +1,9 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsRedis
 import TestSupport
 import Testing
+
+@testable import MediaAssetsRedis
 
 /// Servers that die, stall or answer garbage: reads miss, writes throw typed errors within the
 /// timeouts, and the backend recovers by itself.
@@ -13,8 +14,9 @@ struct RedisFaultTests {
         initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(50))
 
     static func backend(port: Int) -> RedisBackend {
-        RedisBackend(configuration: .init(
-            servers: .single(.tcp(host: "127.0.0.1", port: port)), options: shortTimeouts, keyPrefix: "faults:"))
+        RedisBackend(
+            configuration: .init(
+                servers: .single(.tcp(host: "127.0.0.1", port: port)), options: shortTimeouts, keyPrefix: "faults:"))
     }
 
     @Test func aServerKilledMidRunAndRestartedIsRecoveredFromWithoutHelp() async throws {
@@ -88,11 +90,16 @@ struct RedisFaultTests {
         let port = try RedisServer.freeLoopbackPort()
         let options = RedisClientOptions(
             connectTimeout: .milliseconds(300), readTimeout: .milliseconds(300), initialBackoff: .seconds(30))
-        let backend = RedisBackend(configuration: .init(servers: .single(.tcp(host: "127.0.0.1", port: port)), options: options))
+        let backend = RedisBackend(
+            configuration: .init(servers: .single(.tcp(host: "127.0.0.1", port: port)), options: options))
 
         // When two stores are tried back to back
-        let first = await #expect(throws: RedisError.self) { try await backend.store(CacheEntry(data: Data()), forKey: "k") }
-        let second = await #expect(throws: RedisError.self) { try await backend.store(CacheEntry(data: Data()), forKey: "k") }
+        let first = await #expect(throws: RedisError.self) {
+            try await backend.store(CacheEntry(data: Data()), forKey: "k")
+        }
+        let second = await #expect(throws: RedisError.self) {
+            try await backend.store(CacheEntry(data: Data()), forKey: "k")
+        }
 
         // Then the first is a refused connect and the second is refused by the backoff, without a connect
         #expect(first.map { if case .connectFailed = $0 { true } else { false } } == true)

@@ -1,7 +1,8 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsRedis
 import Testing
+
+@testable import MediaAssetsRedis
 
 @Suite("Redis addresses, hash slots and the entry format")
 struct RedisFormatTests {
@@ -9,7 +10,9 @@ struct RedisFormatTests {
         // The specification's check value, and slots redis-cli reports (CLUSTER KEYSLOT)
         #expect(HashSlot.crc16(Array("123456789".utf8)) == 0x31C3)
         #expect(HashSlot.slot(of: Array("foo".utf8)) == 12_182)
-        #expect(HashSlot.slot(of: Array("{user1000}.following".utf8)) == HashSlot.slot(of: Array("{user1000}.followers".utf8)))
+        #expect(
+            HashSlot.slot(of: Array("{user1000}.following".utf8))
+                == HashSlot.slot(of: Array("{user1000}.followers".utf8)))
         #expect(HashSlot.slot(of: Array("foo{}{bar}".utf8)) == HashSlot.slot(of: Array("foo{}{bar}".utf8)))
         #expect(HashSlot.slot(of: Array("{}x".utf8)) == Int(HashSlot.crc16(Array("{}x".utf8)) & 0x3FFF))
     }
@@ -32,7 +35,8 @@ struct RedisFormatTests {
     @Test func entryFormatRoundTripsAndKeepsFieldsItDoesNotKnow() throws {
         // Given an entry with every metadata field set
         let metadata = CacheMetadata(
-            created: Date(timeIntervalSince1970: 1_700_000_000.123_456), expires: Date(timeIntervalSince1970: 1_800_000_000),
+            created: Date(timeIntervalSince1970: 1_700_000_000.123_456),
+            expires: Date(timeIntervalSince1970: 1_800_000_000),
             freshUntil: Date(timeIntervalSince1970: 1_750_000_000.5), etag: "\"e\"", lastModified: "Wed, 21 Oct 2015",
             contentType: "image/png")
         let value = try RedisEntryFormat.encode(CacheEntry(data: Data([1, 2, 3]), metadata: metadata))
@@ -51,8 +55,10 @@ struct RedisFormatTests {
         #expect(try RedisEntryFormat.partition(inPrefix: newer) == "image")
     }
 
-    @Test(arguments: [Data(), Data("MARE".utf8), Data("XXXX\u{1}\0\0\0\0".utf8), Data("MARE\u{2}\0\0\0\0".utf8),
-                      Data("MARE\u{1}\u{ff}\0\0\0{}".utf8), Data("MARE\u{1}\0\0\0\u{2}[]".utf8)])
+    @Test(arguments: [
+        Data(), Data("MARE".utf8), Data("XXXX\u{1}\0\0\0\0".utf8), Data("MARE\u{2}\0\0\0\0".utf8),
+        Data("MARE\u{1}\u{ff}\0\0\0{}".utf8), Data("MARE\u{1}\0\0\0\u{2}[]".utf8),
+    ])
     func corruptValuesAreTypedErrors(value: Data) {
         #expect(throws: RedisEntryFormat.Invalid.self) { try RedisEntryFormat.decode(value) }
     }

@@ -22,7 +22,8 @@ struct TwoProcessTests {
         defer { directory.remove() }
 
         // When the example runs its two workers against it
-        let output = try await Self.run(try #require(Self.example), ["--redis", server.address, "--cache", directory.url.path])
+        let output = try await Self.run(
+            try #require(Self.example), ["--redis", server.address, "--cache", directory.url.path])
 
         // Then the first fetched from its origin, the second from Redis with 0 origin requests
         Self.expectSecondServedFromRedis(output)

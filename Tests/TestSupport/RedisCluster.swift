@@ -15,15 +15,18 @@ public final class RedisCluster: Sendable {
         var nodes: [RedisServer] = []
         do {
             for _ in 0..<3 {
-                nodes.append(try await RedisServer.start(
-                    configuration: [
-                        "cluster-enabled yes", "cluster-config-file nodes.conf", "cluster-node-timeout 1000",
-                        "cluster-require-full-coverage no", "cluster-allow-reads-when-down yes",
-                    ],
-                    clusterBus: true))
+                nodes.append(
+                    try await RedisServer.start(
+                        configuration: [
+                            "cluster-enabled yes", "cluster-config-file nodes.conf", "cluster-node-timeout 1000",
+                            "cluster-require-full-coverage no", "cluster-allow-reads-when-down yes",
+                        ],
+                        clusterBus: true))
             }
             let create = try nodes[0].cli(
-                ["--cluster", "create"] + nodes.map { "127.0.0.1:\($0.port)" } + ["--cluster-replicas", "0", "--cluster-yes"])
+                ["--cluster", "create"] + nodes.map { "127.0.0.1:\($0.port)" } + [
+                    "--cluster-replicas", "0", "--cluster-yes",
+                ])
             guard create.contains("All 16384 slots covered") else {
                 throw ConditionTimedOut(condition: "redis-cli --cluster create: \(create.suffix(500))")
             }

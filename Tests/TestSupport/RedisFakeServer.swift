@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +30,8 @@ public final class RedisFakeServer: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, $0, &length) == 0
+                bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0
+                    && getsockname(descriptor, $0, &length) == 0
             }
         }
         guard descriptor >= 0, bound else {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +16,8 @@ public final class RedisServer: Sendable {
     /// Whether `redis-server` (and `redis-cli`, for clusters) are on the PATH.
     public static let isInstalled = executable("redis-server") != nil && executable("redis-cli") != nil
     /// Why Redis tests are skipped on this machine.
-    public static let skipReason: Comment = "needs redis-server and redis-cli on PATH: apt-get install redis-server redis-tools"
+    public static let skipReason: Comment =
+        "needs redis-server and redis-cli on PATH: apt-get install redis-server redis-tools"
 
     /// The TCP port on 127.0.0.1.
     public let port: Int
@@ -46,11 +48,12 @@ public final class RedisServer: Sendable {
         self.port = port
         directory = try TemporaryDirectory("redis-\(port)")
         configuration = directory.appending("redis.conf")
-        let text = [
-            "bind 127.0.0.1", "port \(port)", "protected-mode yes", "daemonize no", "save \"\"", "appendonly no",
-            "dir \(directory.url.path)", "logfile \(directory.appending("redis.log").path)",
-            "maxmemory 512mb", "maxmemory-policy allkeys-lru",
-        ] + lines
+        let text =
+            [
+                "bind 127.0.0.1", "port \(port)", "protected-mode yes", "daemonize no", "save \"\"", "appendonly no",
+                "dir \(directory.url.path)", "logfile \(directory.appending("redis.log").path)",
+                "maxmemory 512mb", "maxmemory-policy allkeys-lru",
+            ] + lines
         try text.joined(separator: "\n").write(to: configuration, atomically: true, encoding: .utf8)
     }
 
@@ -65,7 +68,8 @@ public final class RedisServer: Sendable {
         let watchdog = Process()
         watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
         watchdog.arguments = [
-            "-c", "while kill -0 \(getpid()) 2>/dev/null && kill -0 \(server.processIdentifier) 2>/dev/null; "
+            "-c",
+            "while kill -0 \(getpid()) 2>/dev/null && kill -0 \(server.processIdentifier) 2>/dev/null; "
                 + "do sleep 1; done; kill -9 \(server.processIdentifier) 2>/dev/null",
         ]
         watchdog.standardOutput = FileHandle.nullDevice
@@ -188,7 +192,9 @@ final class SharedAtExit<Value: Sendable>: Sendable {
     func get() async throws -> Value { try await task.value }
 
     func current() throws -> Value {
-        guard let value = started.value.withLock({ $0 }) else { throw ConditionTimedOut(condition: "the shared value's get()") }
+        guard let value = started.value.withLock({ $0 }) else {
+            throw ConditionTimedOut(condition: "the shared value's get()")
+        }
         return value
     }
 }

@@ -22,9 +22,15 @@ final class RecordEncoder: Encoder {
         var codingPath: [any CodingKey] = []
 
         mutating func encodeNil(forKey key: Key) throws {}
-        mutating func encode(_ value: String, forKey key: Key) throws { box.fields.append((key.stringValue, .string(value))) }
-        mutating func encode(_ value: Double, forKey key: Key) throws { box.fields.append((key.stringValue, .double(value))) }
-        mutating func encode(_ value: Bool, forKey key: Key) throws { box.fields.append((key.stringValue, .bool(value))) }
+        mutating func encode(_ value: String, forKey key: Key) throws {
+            box.fields.append((key.stringValue, .string(value)))
+        }
+        mutating func encode(_ value: Double, forKey key: Key) throws {
+            box.fields.append((key.stringValue, .double(value)))
+        }
+        mutating func encode(_ value: Bool, forKey key: Key) throws {
+            box.fields.append((key.stringValue, .bool(value)))
+        }
         mutating func encode(_ value: Int, forKey key: Key) throws {
             box.fields.append((key.stringValue, .integer(Int64(value))))
         }
@@ -177,7 +183,9 @@ struct RecordDecoder: Decoder {
         func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
             throw RecordDecoder.mismatch("keyed value inside a field")
         }
-        func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw RecordDecoder.mismatch("list in a field") }
+        func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            throw RecordDecoder.mismatch("list in a field")
+        }
         func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
         func decodeNil() -> Bool { false }
         func decode(_ type: String.Type) throws -> String {

@@ -63,7 +63,9 @@ enum FlatRecordCoder {
         for _ in 0..<count {
             let name = String(decoding: try reader.bytes(Int(try reader.integer(UInt8.self))), as: UTF8.self)
             switch try reader.integer(UInt8.self) {
-            case 1: fields[name] = .string(String(decoding: try reader.bytes(Int(try reader.integer(UInt32.self))), as: UTF8.self))
+            case 1:
+                fields[name] = .string(
+                    String(decoding: try reader.bytes(Int(try reader.integer(UInt32.self))), as: UTF8.self))
             case 2: fields[name] = .double(Double(bitPattern: try reader.integer(UInt64.self)))
             case 3: fields[name] = .integer(try reader.integer(Int64.self))
             case 4: fields[name] = .bool(try reader.integer(UInt8.self) != 0)

@@ -37,7 +37,8 @@ extension RedisBackend {
         /// A configuration for a `redis://[user:password@]host:port[/db]` or `unix:///path` address.
         public init(address: String, keyPrefix: String = "mediaassets:") throws(RedisError) {
             let parsed = try RedisAddress(address)
-            self.init(servers: .single(parsed.endpoint), options: RedisClientOptions(address: parsed), keyPrefix: keyPrefix)
+            self.init(
+                servers: .single(parsed.endpoint), options: RedisClientOptions(address: parsed), keyPrefix: keyPrefix)
         }
     }
 }

@@ -44,12 +44,14 @@ extension RedisBackend {
             for node in try await router.primaries() {
                 var cursor = Data("0".utf8)
                 repeat {
-                    let command = RESPCommand("SCAN", RESPArgument(cursor), "MATCH", RESPArgument(pattern), "COUNT", 1_000)
+                    let command = RESPCommand(
+                        "SCAN", RESPArgument(cursor), "MATCH", RESPArgument(pattern), "COUNT", 1_000)
                     let reply = try await router.send([command], to: node)[0]
                     guard case .array(let parts?) = reply, parts.count == 2, let next = parts[0].bytes,
                         case .array(let found?) = parts[1]
                     else {
-                        throw RedisError.unexpectedReply(endpoint: node.description, command: "SCAN", reply: reply.description)
+                        throw RedisError.unexpectedReply(
+                            endpoint: node.description, command: "SCAN", reply: reply.description)
                     }
                     let keys = found.compactMap(\.bytes)
                     if !keys.isEmpty { try await body(node, keys) }

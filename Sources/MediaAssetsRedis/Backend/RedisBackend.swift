@@ -141,7 +141,9 @@ public final class RedisBackend: CacheBackend {
             try await removeEntry(forKey: key)
             return nil
         }
-        return (RESPCommand("SET", RESPArgument(redisKey), RESPArgument(value), "PX", RESPArgument(milliseconds)), redisKey)
+        return (
+            RESPCommand("SET", RESPArgument(redisKey), RESPArgument(value), "PX", RESPArgument(milliseconds)), redisKey
+        )
     }
 
     /// Removes the entry; throws a `RedisError` if the server cannot be reached.

@@ -48,7 +48,8 @@ enum RedisEntryFormat {
         let metadata: CacheMetadata
         do {
             if format == version {
-                metadata = try FlatRecordCoder.decode(CacheMetadata.self, from: try FlatRecordCoder.fields(value[metadataRange]))
+                metadata = try FlatRecordCoder.decode(
+                    CacheMetadata.self, from: try FlatRecordCoder.fields(value[metadataRange]))
             } else {
                 metadata = try JSONDecoder().decode(CacheMetadata.self, from: value[metadataRange])
             }
@@ -86,7 +87,9 @@ enum RedisEntryFormat {
     }
 
     private static func metadataSpan(_ value: Data) throws(Invalid) -> (range: Range<Int>, format: UInt8) {
-        guard value.count >= headerSize else { throw Invalid(reason: "\(value.count) bytes is shorter than the header") }
+        guard value.count >= headerSize else {
+            throw Invalid(reason: "\(value.count) bytes is shorter than the header")
+        }
         let start = value.startIndex
         guard value[start..<start + magic.count].elementsEqual(magic) else { throw Invalid(reason: "no MARE magic") }
         let storedVersion = value[start + magic.count]

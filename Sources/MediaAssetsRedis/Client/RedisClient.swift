@@ -59,7 +59,8 @@ public final class RedisClient: Sendable {
 
 extension DispatchQueue {
     /// Runs blocking `work` on this queue and resumes the caller with its result.
-    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws(RedisError) -> T) async throws(RedisError) -> T {
+    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws(RedisError) -> T) async throws(RedisError) -> T
+    {
         let result: Result<T, RedisError> = await withCheckedContinuation { continuation in
             self.async {
                 continuation.resume(returning: Result { () throws(RedisError) in try work() })

@@ -52,7 +52,8 @@ extension RedisClient: RedisCommandRouting {
         do {
             return try await pipeline(commands.map(\.command)).map { reply in
                 if case .error(let message) = reply {
-                    return .failure(.serverError(endpoint: endpoint.description, command: "pipelined", message: message))
+                    return .failure(
+                        .serverError(endpoint: endpoint.description, command: "pipelined", message: message))
                 }
                 return .success(reply)
             }

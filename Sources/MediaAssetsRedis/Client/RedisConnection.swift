@@ -51,8 +51,11 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     /// Sends `commands` in one write and reads one reply per command (error replies included).
-    func pipeline(_ commands: [RESPCommand], deadline: ContinuousClock.Instant? = nil) throws(RedisError) -> [RESPValue] {
-        guard !isBroken else { throw .connectionLost(endpoint: endpoint.description, reason: "broken by an earlier error") }
+    func pipeline(_ commands: [RESPCommand], deadline: ContinuousClock.Instant? = nil) throws(RedisError) -> [RESPValue]
+    {
+        guard !isBroken else {
+            throw .connectionLost(endpoint: endpoint.description, reason: "broken by an earlier error")
+        }
         let deadline = deadline ?? ContinuousClock.now + readTimeout
         var request: [UInt8] = []
         for command in commands { command.encode(into: &request) }
@@ -96,7 +99,8 @@ extension RedisSocket.Failure {
         switch self {
         case .connect(let reason): return .connectFailed(endpoint: endpoint.description, reason: reason)
         case .timedOut:
-            return .timedOut(endpoint: endpoint.description, operation: operation, milliseconds: timeout.wholeMilliseconds)
+            return .timedOut(
+                endpoint: endpoint.description, operation: operation, milliseconds: timeout.wholeMilliseconds)
         case .closed(let reason): return .connectionLost(endpoint: endpoint.description, reason: reason)
         }
     }

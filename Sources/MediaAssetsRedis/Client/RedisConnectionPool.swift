@@ -48,7 +48,8 @@ final class RedisConnectionPool: Sendable {
         if let refusal = backoffRefusal() { throw refusal }
         guard capacity.wait(timeout: .now() + .milliseconds(options.readTimeout.wholeMilliseconds)) == .success else {
             throw .poolExhausted(
-                endpoint: endpoint.description, size: options.poolSize, milliseconds: options.readTimeout.wholeMilliseconds)
+                endpoint: endpoint.description, size: options.poolSize,
+                milliseconds: options.readTimeout.wholeMilliseconds)
         }
         defer { capacity.signal() }
         let reused = state.withLock { $0.idle.popLast() }
@@ -76,7 +77,9 @@ final class RedisConnectionPool: Sendable {
         for connection in idle { connection.close() }
     }
 
-    private func run<T>(_ body: (RedisConnection) throws(RedisError) -> T, on connection: RedisConnection) throws(RedisError) -> T {
+    private func run<T>(_ body: (RedisConnection) throws(RedisError) -> T, on connection: RedisConnection)
+        throws(RedisError) -> T
+    {
         do {
             let value = try body(connection)
             if !connection.isBroken { state.withLock { $0.idle.append(connection) } }
@@ -118,7 +121,8 @@ final class RedisConnectionPool: Sendable {
             let remaining = ContinuousClock.now.duration(to: retryAt)
             guard remaining > .zero else { return nil }
             return .unavailable(
-                endpoint: endpoint.description, retryInMilliseconds: remaining.wholeMilliseconds, lastError: state.lastError)
+                endpoint: endpoint.description, retryInMilliseconds: remaining.wholeMilliseconds,
+                lastError: state.lastError)
         }
     }
 

@@ -45,7 +45,8 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .serverError(let endpoint, let command, let message):
             return "Redis at \(endpoint) refused \(command): \(message.prefix(300))"
         case .authenticationFailed(let endpoint, let user, let message):
-            return "Redis at \(endpoint) refused AUTH\(user.map { " for user '\($0)'" } ?? ""): \(message.prefix(300)). "
+            return
+                "Redis at \(endpoint) refused AUTH\(user.map { " for user '\($0)'" } ?? ""): \(message.prefix(300)). "
                 + "Check the password (requirepass) or the ACL user."
         case .unavailable(let endpoint, let retry, let lastError):
             return "Redis at \(endpoint) is unavailable (\(lastError)); reconnecting in \(retry) ms."

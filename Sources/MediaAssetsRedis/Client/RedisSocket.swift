@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +25,9 @@ final class RedisSocket {
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
             let capacity = MemoryLayout.size(ofValue: address.sun_path)
-            guard path.utf8.count < capacity else { throw .connect("the socket path is longer than \(capacity - 1) bytes") }
+            guard path.utf8.count < capacity else {
+                throw .connect("the socket path is longer than \(capacity - 1) bytes")
+            }
             withUnsafeMutableBytes(of: &address.sun_path) { raw in
                 raw.copyBytes(from: path.utf8)
                 raw[path.utf8.count] = 0
@@ -48,9 +51,11 @@ final class RedisSocket {
                 do {
                     let raw = UnsafeRawBufferPointer(start: info.pointee.ai_addr, count: Int(info.pointee.ai_addrlen))
                     let socket = try open(
-                        family: info.pointee.ai_family, address: raw, length: Int(info.pointee.ai_addrlen), deadline: deadline)
+                        family: info.pointee.ai_family, address: raw, length: Int(info.pointee.ai_addrlen),
+                        deadline: deadline)
                     var on: Int32 = 1
-                    _ = setsockopt(socket.descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+                    _ = setsockopt(
+                        socket.descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
                     return socket
                 } catch {
                     lastFailure = error
@@ -69,7 +74,8 @@ final class RedisSocket {
         let socket = RedisSocket(descriptor: descriptor)
         let flags = fcntl(descriptor, F_GETFL)
         _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
-        let result = Glibc.connect(descriptor, address.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(length))
+        let result = Glibc.connect(
+            descriptor, address.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(length))
         if result != 0 {
             guard errno == EINPROGRESS else { throw .connect(errorText()) }
             guard try socket.wait(for: Int16(POLLOUT), until: deadline) else { throw .timedOut }
@@ -101,7 +107,9 @@ final class RedisSocket {
     }
 
     /// Receives what is available into `scratch` (waiting until `deadline`); returns the count.
-    func receive(into scratch: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant) throws(Failure) -> Int {
+    func receive(into scratch: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant) throws(Failure)
+        -> Int
+    {
         while true {
             let count = recv(descriptor, scratch.baseAddress, scratch.count, 0)
             if count > 0 { return count }

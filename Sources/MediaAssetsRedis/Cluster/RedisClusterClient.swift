@@ -58,7 +58,7 @@ public final class RedisClusterClient: Sendable {
                 reply = try pool(for: node).withConnection { connection throws(RedisError) in
                     try connection.pipeline(commands)
                 }.last!
-            } catch where error.isConnectionFailure {
+            } catch  where error.isConnectionFailure {
                 guard !refreshedAfterFailure else { throw .slotUnavailable(slot: slot, reason: error.description) }
                 refreshedAfterFailure = true
                 try? refreshMap()
@@ -140,7 +140,8 @@ public final class RedisClusterClient: Sendable {
         state.withLock { (Array($0.pools.values), $0.redirects, $0.refreshes) }
     }
 
-    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws(RedisError) -> T) async throws(RedisError) -> T {
+    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws(RedisError) -> T) async throws(RedisError) -> T
+    {
         try await queue.runBlocking(work)
     }
 }

@@ -94,14 +94,17 @@ private struct Cursor {
                 throw RESPParser.Violation(offset: index, reason: "LF without CR")
             }
             guard index - start < RESPParser.maximumLineLength else {
-                throw RESPParser.Violation(offset: index, reason: "line longer than \(RESPParser.maximumLineLength) bytes")
+                throw RESPParser.Violation(
+                    offset: index, reason: "line longer than \(RESPParser.maximumLineLength) bytes")
             }
             index += 1
         }
         return nil
     }
 
-    private func integer(_ digits: UnsafeRawBufferPointer.SubSequence, at start: Int) throws(RESPParser.Violation) -> Int64 {
+    private func integer(_ digits: UnsafeRawBufferPointer.SubSequence, at start: Int) throws(RESPParser.Violation)
+        -> Int64
+    {
         var index = digits.startIndex
         var negative = false
         if index < digits.endIndex, digits[index] == UInt8(ascii: "-") {
@@ -119,7 +122,9 @@ private struct Cursor {
             }
             let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = shifted.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
-            guard !overflow1, !overflow2 else { throw RESPParser.Violation(offset: start, reason: "integer overflows 64 bits") }
+            guard !overflow1, !overflow2 else {
+                throw RESPParser.Violation(offset: start, reason: "integer overflows 64 bits")
+            }
             value = sum
             index += 1
         }
@@ -141,13 +146,15 @@ private struct Cursor {
         return .bulkString(Data(buffer[start..<end]))
     }
 
-    private mutating func array(count: Int64, headerOffset: Int, depth: Int) throws(RESPParser.Violation) -> RESPValue? {
+    private mutating func array(count: Int64, headerOffset: Int, depth: Int) throws(RESPParser.Violation) -> RESPValue?
+    {
         if count == -1 { return .array(nil) }
         guard count >= 0, count <= Int64(RESPParser.maximumArrayCount) else {
             throw RESPParser.Violation(offset: headerOffset, reason: "array count \(count) out of range")
         }
         guard depth < RESPParser.maximumDepth else {
-            throw RESPParser.Violation(offset: headerOffset, reason: "arrays nested deeper than \(RESPParser.maximumDepth)")
+            throw RESPParser.Violation(
+                offset: headerOffset, reason: "arrays nested deeper than \(RESPParser.maximumDepth)")
         }
         // Reserve no more than the bytes present could hold (each element takes at least 3 bytes).
         var elements: [RESPValue] = []
