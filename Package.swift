@@ -87,7 +87,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "readme-snippets",
-            dependencies: ["MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite"],
+            dependencies: ["MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
+                "MediaAssetsRedis"],
             path: "Examples/ReadmeSnippets"
         ),
 

@@ -16,7 +16,7 @@ extension RedisBackend {
         /// Credentials, database, pool size, timeouts and backoff.
         public var options: RedisClientOptions
         /// Prepended to every key, so several caches (or apps) share one database without meeting;
-        /// `removeAll()` removes exactly the keys under it.
+        /// `removeAll()` removes exactly the keys under it (with an empty prefix: every key of the database).
         public var keyPrefix: String
         /// The clock for expiry; tests pass their own.
         public var now: @Sendable () -> Date
