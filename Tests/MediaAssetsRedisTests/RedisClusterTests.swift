@@ -49,6 +49,28 @@ struct RedisClusterTests {
         #expect(try cluster.nodes[1].cli(["EXISTS", "c:" + key.rawValue]).contains("1"))
     }
 
+    @Test func followsAskWhileASlotMigrates() async throws {
+        // Given a backend that knows the cluster, and an empty slot of node 0 migrating to node 2
+        let cluster = try await RedisCluster.start()
+        defer { cluster.stop() }
+        let backend = Self.backend(cluster)
+        try await backend.store(CacheEntry(data: Data("warm".utf8)), forKey: Self.key(onNode: 1, "warm"))
+        let key = Self.key(onNode: 0, "migrating")
+        let slot = String(HashSlot.slot(of: Array(("c:" + key.rawValue).utf8)))
+        let source = try cluster.nodes[0].cli(["CLUSTER", "MYID"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let target = try cluster.nodes[2].cli(["CLUSTER", "MYID"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try cluster.nodes[2].cli(["CLUSTER", "SETSLOT", slot, "IMPORTING", source]).contains("OK"))
+        #expect(try cluster.nodes[0].cli(["CLUSTER", "SETSLOT", slot, "MIGRATING", target]).contains("OK"))
+
+        // When the key is stored and read: node 0 no longer has it, so it answers ASK
+        try await backend.store(CacheEntry(data: Data("asked".utf8)), forKey: key)
+        let entry = try await backend.entry(forKey: key)
+
+        // Then both went to node 2 with ASKING, and the slot map was left as it was
+        #expect(entry?.data == Data("asked".utf8))
+        #expect(backend.redisStatistics().transport.redirects == 2)
+    }
+
     @Test func aKilledNodeTurnsIntoMissesAndErrorsForItsSlotsOnly() async throws {
         // Given entries on every node
         let cluster = try await RedisCluster.start()
