@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A three-master Redis Cluster of real `redis-server`s on free loopback ports, for tests.
 public final class RedisCluster: Sendable {
@@ -48,16 +47,4 @@ public final class RedisCluster: Sendable {
     public func stop() {
         for node in nodes { node.stop() }
     }
-}
-
-/// One three-master cluster shared by the tests of a process that only read and write through it
-/// (each under its own key prefix); started on first use, stopped when the test process exits.
-public enum SharedRedisCluster {
-    private static let shared = SharedAtExit(start: { try await RedisCluster.start() }, stop: { $0.stop() })
-
-    /// The shared cluster, started if needed.
-    public static func get() async throws -> RedisCluster { try await shared.get() }
-
-    /// The cluster once `get()` has returned, for synchronous fixtures; throws before that.
-    public static func current() throws -> RedisCluster { try shared.current() }
 }
