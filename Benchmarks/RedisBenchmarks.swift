@@ -27,15 +27,15 @@ func runRedisBenchmarks(table: BenchmarkTable) async throws {
     let keys = (0..<operations).map { CacheKey("https://images.example.com/avatars/\($0).jpg") }
     for key in keys { try await redis.store(entry, forKey: key) }
 
-    // A hit against the bare round trip of the same stored value on one blocking socket.
-    let hit = try await medianSecondsAsync(repetitions: 7, warmup: 2) {
-        for key in keys { blackHole(try await redis.entry(forKey: key)) }
-    }
+    // A hit against the bare round trip of the same stored value on one blocking socket. The two
+    // alternate run by run, so a busy neighbour slows both alike.
     let socket = try BareRESPSocket(port: server.port)
     defer { socket.close() }
     let requests = keys.map { BareRESPSocket.get(Data("bench:".utf8) + Data($0.rawValue.utf8)) }
     let replyLength = try socket.roundTrip(requests[0], replyUntilBulkEnds: true)
-    let bare = try medianSeconds(repetitions: 7, warmup: 2) {
+    let (hit, bare) = try await alternatingMedians {
+        for key in keys { blackHole(try await redis.entry(forKey: key)) }
+    } baseline: {
         for request in requests { _ = try socket.roundTrip(request, expecting: replyLength) }
     }
     table.add(
@@ -58,16 +58,34 @@ func runRedisBenchmarks(table: BenchmarkTable) async throws {
     let disk = try DiskCache(directory: scratch.appendingPathComponent("disk"), sizeLimit: 256 << 20)
     for key in keys { try await disk.store(entry, forKey: key) }
     let tiered = TieredBackend(tiers: [.required(disk), .bestEffort(redis)])
-    let tieredHit = try await medianSecondsAsync(repetitions: 7, warmup: 2) {
+    let (tieredHit, diskHit) = try await alternatingMedians {
         for key in keys { blackHole(try await tiered.entry(forKey: key)) }
-    }
-    let diskHit = try await medianSecondsAsync(repetitions: 7, warmup: 2) {
+    } baseline: {
         for key in keys { blackHole(try await disk.entry(forKey: key)) }
     }
     table.add(
         "TieredBackend disk → Redis, hit served by disk", unit: "µs", median: tieredHit * perOperation,
         baseline: "DiskCache hit, 16 KiB entry", baselineMedian: diskHit * perOperation, target: 1.05)
     await disk.close()
+}
+
+/// Medians of `measured` and `baseline` run alternately (after two warm-up rounds of each).
+private func alternatingMedians(
+    repetitions: Int = 9, _ measured: () async throws -> Void, baseline: () async throws -> Void
+) async throws -> (measured: Double, baseline: Double) {
+    var samples: (measured: [Double], baseline: [Double]) = ([], [])
+    for round in 0..<(repetitions + 2) {
+        let start = now()
+        try await measured()
+        let middle = now()
+        try await baseline()
+        let end = now()
+        if round >= 2 {
+            samples.measured.append(middle - start)
+            samples.baseline.append(end - middle)
+        }
+    }
+    return (median(samples.measured), median(samples.baseline))
 }
 
 /// A blocking loopback socket speaking just enough RESP for the baseline: send a GET, read the reply.
