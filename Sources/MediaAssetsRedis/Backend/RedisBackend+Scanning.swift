@@ -17,11 +17,19 @@ extension RedisBackend {
         }
     }
 
-    /// The number of keys under the prefix, on every primary.
-    func countKeys() async throws -> Int {
-        var count = 0
-        try await forEachBatch(matching: redisKey(CacheKey(""))) { _, keys in count += keys.count }
-        return count
+    /// The number of keys under the prefix and the bytes of their values (headers included), on
+    /// every primary: a scan, with one pipelined `STRLEN` per batch of keys.
+    func contentTotals() async throws -> (count: Int, bytes: Int) {
+        var totals = (count: 0, bytes: 0)
+        try await forEachBatch(matching: redisKey(CacheKey(""))) { node, keys in
+            let lengths = try await router.send(keys.map { RESPCommand("STRLEN", RESPArgument($0)) }, to: node)
+            for length in lengths {
+                guard case .integer(let bytes) = length, bytes > 0 else { continue }
+                totals.count += 1
+                totals.bytes += Int(bytes)
+            }
+        }
+        return totals
     }
 
     /// The servers' `evicted_keys`, summed over the primaries.

@@ -169,8 +169,8 @@ public final class RedisBackend: CacheBackend {
         return statistics
     }
 
-    /// Hits, misses and writes of this instance; `count` is the number of keys under the prefix
-    /// (a scan of every primary), `evictions` the servers' `evicted_keys`. Bytes are not tracked.
+    /// Hits, misses and writes of this instance; `count` and `bytes` are the keys under the prefix
+    /// and their values' sizes (a scan of every primary), `evictions` the servers' `evicted_keys`.
     public func statistics() async -> CacheStatistics {
         let own = counters.withLock { $0 }
         var statistics = CacheStatistics()
@@ -178,7 +178,10 @@ public final class RedisBackend: CacheBackend {
         statistics.misses = own.misses
         statistics.writes = own.writes
         statistics.rejectedTooLarge = own.rejectedTooLarge
-        statistics.count = (try? await countKeys()) ?? 0
+        if let totals = try? await contentTotals() {
+            statistics.count = totals.count
+            statistics.bytes = totals.bytes
+        }
         statistics.evictions = (try? await evictedKeys()) ?? 0
         return statistics
     }
