@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MediaAssetsAnimation", targets: ["MediaAssetsAnimation"]),
         .library(name: "MediaAssetsVideo", targets: ["MediaAssetsVideo"]),
         .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
+        .library(name: "MediaAssetsRedis", targets: ["MediaAssetsRedis"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
         .library(name: "MediaAssetsVideoProxy", targets: ["MediaAssetsVideoProxy"]),
         .executable(name: "demo", targets: ["demo"]),
@@ -36,6 +37,7 @@ let package = Package(
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
         // A loopback proxy through the video caches, on SampleOrigin's HTTP/1.1 core
         .target(name: "MediaAssetsVideoProxy", dependencies: ["MediaAssets", "MediaAssetsVideo", "SampleOrigin"]),
+        .target(name: "MediaAssetsRedis", dependencies: ["MediaAssets"]),
 
         // The loopback HTTP origin of the tests and examples, and test support
         .target(name: "SampleOrigin"),
@@ -46,7 +48,7 @@ let package = Package(
             name: "benchmarks",
             dependencies: [
                 "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
-                "CZlib", "SampleOrigin", "MediaAssetsVideoProxy",
+                "CZlib", "SampleOrigin", "MediaAssetsVideoProxy", "MediaAssetsRedis",
             ],
             path: "Benchmarks"
         ),
@@ -82,7 +84,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "custom-backend-example",
-            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsImage", "MediaAssetsSQLite", "SampleOrigin"],
+            dependencies: [
+                "ExampleSupport", "MediaAssets", "MediaAssetsImage", "MediaAssetsSQLite", "MediaAssetsRedis", "SampleOrigin",
+            ],
             path: "Examples/custom-backend-example"
         ),
         .executableTarget(
@@ -92,7 +96,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "readme-snippets",
-            dependencies: ["MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite"],
+            dependencies: ["MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
+                "MediaAssetsRedis"],
             path: "Examples/ReadmeSnippets"
         ),
 
@@ -107,6 +112,9 @@ let package = Package(
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
+        .testTarget(
+            name: "MediaAssetsRedisTests", dependencies: ["MediaAssetsRedis", "MediaAssets", "TestSupport", "SampleOrigin"]
+        ),
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(
             name: "MediaAssetsVideoProxyTests",

@@ -18,6 +18,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("disk", runDiskBenchmarks),
     ("sqlite", runSQLiteBenchmarks),
     ("storage-removal", runStorageRemovalBenchmarks),
+    ("redis", runRedisBenchmarks),
     ("loading", runLoadingBenchmarks),
     ("image-codecs", runImageCodecBenchmarks),
     ("image-processing", runImageProcessingBenchmarks),

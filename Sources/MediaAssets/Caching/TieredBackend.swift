@@ -1,0 +1,177 @@
+import Synchronization
+
+/// An ordered list of backends, fastest first (memory → local disk → shared Redis), that acts as one.
+///
+/// - **Reads** ask each tier in turn; a hit is promoted into every faster tier, unless a store or
+///   remove ran meanwhile (a generation counter, as in `HybridBackend`), so a slow read never puts
+///   older bytes in front of newer ones. A tier that throws on a read is counted and skipped: a
+///   failing remote tier never fails a read another tier can serve.
+/// - **Writes** go through to every tier, slowest first; only the first tier keeps the decoded
+///   object. A failed write to a *required* tier stops the store and throws (the faster tiers keep
+///   what they had); a failed write to a *best-effort* tier is counted and the store goes on, so a
+///   Redis outage never stops the local tiers. A best-effort tier that missed a write may hold an
+///   older value until it expires or is evicted; it is read only after the faster tiers miss.
+///
+/// Configuring `.hybrid(.image)` as memory → disk → Redis:
+/// ```swift
+/// let memory = MemoryCache(limits: .init(costLimit: 64 << 20))
+/// let tiered = TieredBackend(tiers: [.required(memory), .required(disk), .bestEffort(redis)])
+/// manager.register(tiered, for: .hybrid(.image))
+/// ```
+public final class TieredBackend: CacheBackend {
+    /// One tier: a backend and whether its write failures fail the store.
+    public struct Tier: Sendable {
+        /// The backend.
+        public let backend: any CacheBackend
+        /// Whether a failed write to this tier fails the whole store.
+        public let isRequired: Bool
+
+        /// A tier whose write failures fail the store (a local memory or disk cache).
+        public static func required(_ backend: any CacheBackend) -> Tier { Tier(backend: backend, isRequired: true) }
+
+        /// A tier whose write failures are counted and skipped (a shared remote cache).
+        public static func bestEffort(_ backend: any CacheBackend) -> Tier { Tier(backend: backend, isRequired: false) }
+    }
+
+    /// What each tier did through this composition.
+    public struct TierCounters: Sendable, Hashable {
+        /// Reads this tier served.
+        public var hits = 0
+        /// Reads that threw here (counted as misses of this tier).
+        public var readErrors = 0
+        /// Writes (stores, removes, promotions) that threw here.
+        public var writeErrors = 0
+        /// Entries copied into this tier from a slower one.
+        public var promotions = 0
+    }
+
+    private struct State {
+        var tiers: [TierCounters]
+        var misses = 0
+        var writes = 0
+        /// Moves on every store and remove: a hit read before a change is not promoted.
+        var generation: UInt64 = 0
+    }
+
+    /// The tiers, fastest first.
+    public let tiers: [Tier]
+    private let state: Mutex<State>
+
+    /// Composes `tiers`, fastest first.
+    public init(tiers: [Tier]) {
+        self.tiers = tiers
+        self.state = Mutex(State(tiers: Array(repeating: TierCounters(), count: tiers.count)))
+    }
+
+    /// Composes `backends`, fastest first, every one required.
+    public convenience init(tiers backends: [any CacheBackend]) {
+        self.init(tiers: backends.map(Tier.required))
+    }
+
+    /// Returns the first tier's live entry, promoting a slower tier's hit into the faster tiers.
+    public func entry(forKey key: CacheKey) async throws -> CacheEntry? {
+        let generation = state.withLock { $0.generation }
+        for (index, tier) in tiers.enumerated() {
+            let found: CacheEntry?
+            do {
+                found = try await tier.backend.entry(forKey: key)
+            } catch {
+                state.withLock { $0.tiers[index].readErrors += 1 }
+                continue
+            }
+            guard let entry = found else { continue }
+            let unchanged = state.withLock { state -> Bool in
+                state.tiers[index].hits += 1
+                return state.generation == generation
+            }
+            if unchanged { await promote(entry, forKey: key, into: index) }
+            return entry
+        }
+        state.withLock { $0.misses += 1 }
+        return nil
+    }
+
+    /// Copies a hit of tier `index` into the faster tiers, slowest first; failures are only counted.
+    private func promote(_ entry: CacheEntry, forKey key: CacheKey, into index: Int) async {
+        for faster in stride(from: index - 1, through: 0, by: -1) {
+            do {
+                try await tiers[faster].backend.store(entry, forKey: key)
+                state.withLock { $0.tiers[faster].promotions += 1 }
+            } catch {
+                state.withLock { $0.tiers[faster].writeErrors += 1 }
+            }
+        }
+    }
+
+    /// Stores the entry in every tier, slowest first; see the type's documentation for failures.
+    public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
+        var bytesOnly = entry
+        bytesOnly.decoded = nil
+        try await eachTier(slowestFirst: true) { index, backend in
+            try await backend.store(index == 0 ? entry : bytesOnly, forKey: key)
+        }
+        state.withLock { $0.writes += 1 }
+    }
+
+    /// Removes the entry from every tier, slowest first, so a concurrent read cannot bring it back.
+    public func removeEntry(forKey key: CacheKey) async throws {
+        try await eachTier(slowestFirst: true) { _, backend in try await backend.removeEntry(forKey: key) }
+    }
+
+    /// Removes everything from every tier (tiers may be shared with other storage types).
+    public func removeAll() async throws {
+        try await eachTier(slowestFirst: true) { _, backend in try await backend.removeAll() }
+    }
+
+    /// Removes the selected entries from every tier.
+    public func removeEntries(_ selection: EntrySelection) async throws {
+        try await eachTier(slowestFirst: true) { _, backend in try await backend.removeEntries(selection) }
+    }
+
+    /// Removes expired entries from every tier.
+    public func removeExpired() async throws {
+        try await eachTier(slowestFirst: false) { _, backend in try await backend.removeExpired() }
+    }
+
+    /// Runs a change on every tier, moving the generation before and after; the first failure of a
+    /// required tier stops it and is thrown, best-effort failures are counted.
+    private func eachTier(
+        slowestFirst: Bool, _ change: (Int, any CacheBackend) async throws -> Void
+    ) async throws {
+        state.withLock { $0.generation += 1 }
+        defer { state.withLock { $0.generation += 1 } }
+        let order = slowestFirst ? Array(tiers.indices.reversed()) : Array(tiers.indices)
+        for index in order {
+            do {
+                try await change(index, tiers[index].backend)
+            } catch {
+                state.withLock { $0.tiers[index].writeErrors += 1 }
+                if tiers[index].isRequired { throw error }
+            }
+        }
+    }
+
+    /// What each tier did, fastest first.
+    public func tierCounters() -> [TierCounters] { state.withLock { $0.tiers } }
+
+    /// This composition's hits (any tier), misses and writes; evictions summed over the tiers; count
+    /// and bytes of the slowest tier (which holds the most), cost of the fastest.
+    public func statistics() async -> CacheStatistics {
+        var parts: [CacheStatistics] = []
+        for tier in tiers { parts.append(await tier.backend.statistics()) }
+        let state = state.withLock { $0 }
+        var statistics = CacheStatistics()
+        statistics.hits = state.tiers.reduce(0) { $0 + $1.hits }
+        statistics.misses = state.misses
+        statistics.writes = state.writes
+        statistics.evictions = parts.reduce(0) { $0 + $1.evictions }
+        statistics.rejectedTooLarge = parts.last?.rejectedTooLarge ?? 0
+        statistics.count = parts.last?.count ?? 0
+        statistics.bytes = parts.last?.bytes ?? 0
+        statistics.cost = parts.first?.cost ?? 0
+        return statistics
+    }
+
+    /// The slowest tier's limit that is known (what can be kept at all).
+    public var byteLimit: Int? { tiers.reversed().lazy.compactMap(\.backend.byteLimit).first }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+extension RedisBackend {
+    /// Which servers hold the entries.
+    public enum Servers: Sendable, Hashable {
+        /// One server (or a proxy in front of many).
+        case single(RedisEndpoint)
+        /// A Redis Cluster, discovered from any of these nodes.
+        case cluster(seeds: [RedisEndpoint])
+    }
+
+    /// How a Redis backend is set up.
+    public struct Configuration: Sendable {
+        /// The server or cluster.
+        public var servers: Servers
+        /// Credentials, database, pool size, timeouts and backoff.
+        public var options: RedisClientOptions
+        /// Prepended to every key, so several caches (or apps) share one database without meeting;
+        /// `removeAll()` removes exactly the keys under it (with an empty prefix: every key of the database).
+        public var keyPrefix: String
+        /// The clock for expiry; tests pass their own.
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration.
+        public init(
+            servers: Servers,
+            options: RedisClientOptions = RedisClientOptions(),
+            keyPrefix: String = "mediaassets:",
+            now: @escaping @Sendable () -> Date = Date.init
+        ) {
+            self.servers = servers
+            self.options = options
+            self.keyPrefix = keyPrefix
+            self.now = now
+        }
+
+        /// A configuration for a `redis://[user:password@]host:port[/db]` or `unix:///path` address.
+        public init(address: String, keyPrefix: String = "mediaassets:") throws(RedisError) {
+            let parsed = try RedisAddress(address)
+            self.init(
+                servers: .single(parsed.endpoint), options: RedisClientOptions(address: parsed), keyPrefix: keyPrefix)
+        }
+    }
+}
+
+/// A Redis backend's own counters, beyond `CacheStatistics`: remote failures, corrupt values and
+/// the server's memory limit.
+public struct RedisBackendStatistics: Sendable, Hashable {
+    /// Reads that found a live entry.
+    public var hits = 0
+    /// Reads that found nothing, an expired or a corrupt value, or failed (see `remoteErrors`).
+    public var misses = 0
+    /// Entries stored.
+    public var writes = 0
+    /// Entries not stored because they alone exceed the server's `maxmemory`.
+    public var rejectedTooLarge = 0
+    /// Commands that failed against the server: timeouts, lost connections, refusals, garbage.
+    public var remoteErrors = 0
+    /// Values under the prefix that were not entries of this format (read as misses and removed).
+    public var corruptValues = 0
+    /// The last remote error's description.
+    public var lastError: String?
+    /// Connections, reconnects, redirects and slot-map reads.
+    public var transport = RedisTransportCounters()
+
+    /// No counts.
+    public init() {}
+}
+
+/// The memory limit and eviction policy the servers report (`CONFIG GET maxmemory*`).
+public struct RedisServerLimits: Sendable, Hashable {
+    /// The sum of the primaries' `maxmemory`, nil when any of them has none (0) or hides it.
+    public var maxmemory: Int?
+    /// The primaries' `maxmemory-policy` values, such as `allkeys-lru`.
+    public var policies: [String]
+
+    /// Whether every primary evicts least-recently (or least-frequently) used keys when full.
+    public var evictsByUse: Bool {
+        !policies.isEmpty && policies.allSatisfy { $0.hasSuffix("-lru") || $0.hasSuffix("-lfu") }
+    }
+}

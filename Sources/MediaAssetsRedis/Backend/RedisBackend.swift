@@ -1,0 +1,236 @@
+import Foundation
+import MediaAssets
+import Synchronization
+
+/// A `CacheBackend` on Redis or Redis Cluster: one cache shared by every process and machine that
+/// points at the same server.
+///
+/// - Each entry is one value, `<keyPrefix><key>`, holding a versioned header, the metadata (through
+///   its `Codable` conformance) and the bytes (see `RedisEntryFormat`). A value that does not decode
+///   is a miss and is removed.
+/// - Expiry becomes `PX`, so Redis drops expired entries itself. The size limit is Redis's own:
+///   `maxmemory` with an LRU (or LFU) `maxmemory-policy`, read with `CONFIG GET` and reported as
+///   `byteLimit`; an entry larger than it is declined and counted.
+/// - When the server is unreachable, slow or answers garbage, reads are misses and writes throw a
+///   `RedisError`, each within the configured timeouts; the client reconnects with backoff by itself.
+///   `redisStatistics()` counts the remote errors.
+/// - `removeEntries(.keyPrefix)` scans with `SCAN MATCH` (glob characters escaped) and `UNLINK`s
+///   what it finds; `.partition(t)` scans the prefix and reads the first bytes of each value (the
+///   metadata, with `GETRANGE`) to find entries whose `metadata.partition` is `t`. Both are O(keys
+///   under the prefix), done on every cluster primary.
+///
+/// ```swift
+/// let redis = try RedisBackend(configuration: .init(address: "redis://127.0.0.1:6379"))
+/// manager.register(TieredBackend(tiers: [memory, disk, redis]), for: .hybrid(.image))
+/// ```
+public final class RedisBackend: CacheBackend {
+    /// The backend's configuration.
+    public let configuration: Configuration
+    let router: any RedisCommandRouting
+    private let prefix: Data
+
+    private enum LimitState: Sendable {
+        case unknown
+        case known(RedisServerLimits)
+    }
+
+    private let counters = Mutex(RedisBackendStatistics())
+    private let limits = Mutex(LimitState.unknown)
+
+    /// Creates a backend; no connection is opened until the first command.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        switch configuration.servers {
+        case .single(let endpoint):
+            router = RedisClient(endpoint: endpoint, options: configuration.options)
+        case .cluster(let seeds):
+            router = RedisClusterClient(seeds: seeds, options: configuration.options)
+        }
+        prefix = Data(configuration.keyPrefix.utf8)
+    }
+
+    /// `maxmemory` as last read from the servers; nil before the first read or with no limit.
+    public var byteLimit: Int? {
+        guard case .known(let limits) = limits.withLock({ $0 }) else { return nil }
+        return limits.maxmemory
+    }
+
+    /// The Redis key of `key`.
+    func redisKey(_ key: CacheKey) -> Data { prefix + Data(key.rawValue.utf8) }
+
+    /// Returns the entry, or nil on a miss, an expired or corrupt value, or a remote failure.
+    public func entry(forKey key: CacheKey) async throws -> CacheEntry? {
+        let redisKey = redisKey(key)
+        let reply: RESPValue
+        do {
+            reply = try await router.send(RESPCommand("GET", RESPArgument(redisKey)), routedBy: redisKey)
+        } catch {
+            record(error)
+            counters.withLock { $0.misses += 1 }
+            return nil
+        }
+        guard case .bulkString(let value?) = reply else {
+            counters.withLock { $0.misses += 1 }
+            return nil
+        }
+        let entry: CacheEntry
+        do {
+            entry = try RedisEntryFormat.decode(value)
+        } catch {
+            counters.withLock {
+                $0.misses += 1
+                $0.corruptValues += 1
+            }
+            _ = try? await router.send(RESPCommand("UNLINK", RESPArgument(redisKey)), routedBy: redisKey)
+            return nil
+        }
+        guard !entry.isExpired(at: configuration.now()) else {
+            counters.withLock { $0.misses += 1 }
+            return nil
+        }
+        counters.withLock { $0.hits += 1 }
+        return entry
+    }
+
+    /// Stores the entry as one value (with `PX` for its expiry); throws a `RedisError` on failure.
+    public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
+        guard let command = try await setCommand(entry, key: key) else { return }
+        do {
+            try await router.send(command.command, routedBy: command.key)
+        } catch {
+            record(error)
+            throw error
+        }
+        counters.withLock { $0.writes += 1 }
+    }
+
+    /// Stores many entries with one pipelined round trip per node; throws the first failure after
+    /// trying every entry.
+    public func store(_ entries: [(key: CacheKey, entry: CacheEntry)]) async throws {
+        var commands: [(command: RESPCommand, key: Data)] = []
+        for (key, entry) in entries {
+            if let command = try await setCommand(entry, key: key) { commands.append(command) }
+        }
+        let results = await router.sendBatch(commands)
+        var firstError: RedisError?
+        for result in results {
+            switch result {
+            case .success: counters.withLock { $0.writes += 1 }
+            case .failure(let error):
+                record(error)
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// The SET for `entry`, or nil if it is not to be stored (too large, already expired: then the
+    /// old value is removed, as a replacement by a dead entry would leave nothing).
+    private func setCommand(_ entry: CacheEntry, key: CacheKey) async throws -> (command: RESPCommand, key: Data)? {
+        let redisKey = redisKey(key)
+        if let limit = try await knownLimit(), entry.size > limit {
+            counters.withLock { $0.rejectedTooLarge += 1 }
+            return nil
+        }
+        let value = try RedisEntryFormat.encode(entry)
+        guard let expires = entry.metadata.expires else {
+            return (RESPCommand("SET", RESPArgument(redisKey), RESPArgument(value)), redisKey)
+        }
+        let milliseconds = Int((expires.timeIntervalSince(configuration.now()) * 1_000).rounded(.up))
+        guard milliseconds > 0 else {
+            try await removeEntry(forKey: key)
+            return nil
+        }
+        return (
+            RESPCommand("SET", RESPArgument(redisKey), RESPArgument(value), "PX", RESPArgument(milliseconds)), redisKey
+        )
+    }
+
+    /// Removes the entry; throws a `RedisError` if the server cannot be reached.
+    public func removeEntry(forKey key: CacheKey) async throws {
+        let redisKey = redisKey(key)
+        do {
+            try await router.send(RESPCommand("UNLINK", RESPArgument(redisKey)), routedBy: redisKey)
+        } catch {
+            record(error)
+            throw error
+        }
+    }
+
+    /// Removes every key under the prefix, on every primary.
+    public func removeAll() async throws {
+        try await removeEntries(.keyPrefix(""))
+    }
+
+    /// Counters of this backend, with the remote errors and transport counts.
+    public func redisStatistics() -> RedisBackendStatistics {
+        var statistics = counters.withLock { $0 }
+        statistics.transport = router.transportCounters
+        return statistics
+    }
+
+    /// Hits, misses and writes of this instance; `count` and `bytes` are the keys under the prefix
+    /// and their values' sizes (a scan of every primary), `evictions` the servers' `evicted_keys`.
+    public func statistics() async -> CacheStatistics {
+        let own = counters.withLock { $0 }
+        var statistics = CacheStatistics()
+        statistics.hits = own.hits
+        statistics.misses = own.misses
+        statistics.writes = own.writes
+        statistics.rejectedTooLarge = own.rejectedTooLarge
+        if let totals = try? await contentTotals() {
+            statistics.count = totals.count
+            statistics.bytes = totals.bytes
+        }
+        statistics.evictions = (try? await evictedKeys()) ?? 0
+        return statistics
+    }
+
+    /// Reads `maxmemory` and `maxmemory-policy` from every primary, updating `byteLimit`.
+    @discardableResult
+    public func refreshServerLimits() async throws -> RedisServerLimits {
+        var total = 0
+        var unlimited = false
+        var policies: [String] = []
+        for node in try await router.primaries() {
+            let replies = try await router.send(
+                [RESPCommand("CONFIG", "GET", "maxmemory"), RESPCommand("CONFIG", "GET", "maxmemory-policy")], to: node)
+            guard let maxmemory = Self.configValue(replies[0]).flatMap(Int.init), maxmemory > 0 else {
+                unlimited = true
+                continue
+            }
+            total += maxmemory
+            if let policy = Self.configValue(replies[1]) { policies.append(policy) }
+        }
+        let limits = RedisServerLimits(maxmemory: unlimited ? nil : total, policies: policies)
+        self.limits.withLock { $0 = .known(limits) }
+        return limits
+    }
+
+    private static func configValue(_ reply: RESPValue) -> String? {
+        guard case .array(let pair?) = reply, pair.count == 2 else { return nil }
+        return pair[1].text
+    }
+
+    /// The limit, read once on first need. A server that refuses `CONFIG GET` (an ACL) has no known
+    /// limit; a transport failure is thrown, as the store that needs it would fail the same way.
+    private func knownLimit() async throws -> Int? {
+        if case .known(let limits) = limits.withLock({ $0 }) { return limits.maxmemory }
+        do {
+            return try await refreshServerLimits().maxmemory
+        } catch let error as RedisError where error.isConnectionFailure {
+            record(error)
+            throw error
+        } catch {
+            limits.withLock { $0 = .known(RedisServerLimits(maxmemory: nil, policies: [])) }
+            return nil
+        }
+    }
+
+    func record(_ error: any Error) {
+        counters.withLock {
+            $0.remoteErrors += 1
+            $0.lastError = "\(error)"
+        }
+    }
+}

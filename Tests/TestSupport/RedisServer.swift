@@ -1,0 +1,159 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `redis-server` on a free loopback port, in a temporary directory of its own, for tests.
+///
+/// It binds 127.0.0.1 only with `protected-mode yes`, saves nothing, and is stopped by `stop()` —
+/// and, should the test process die first, by a small watchdog that kills it when its parent is
+/// gone, so no server outlives the tests. Tests that need it are skipped when the binary is absent:
+/// `@Test(.enabled(if: RedisServer.isInstalled, RedisServer.skipReason))`.
+public final class RedisServer: Sendable {
+    /// Whether `redis-server` (and `redis-cli`, for clusters) are on the PATH.
+    public static let isInstalled = executable("redis-server") != nil && executable("redis-cli") != nil
+    /// Why Redis tests are skipped on this machine.
+    public static let skipReason: Comment =
+        "needs redis-server and redis-cli on PATH: apt-get install redis-server redis-tools"
+
+    /// The TCP port on 127.0.0.1.
+    public let port: Int
+    /// The server's directory (configuration, log, cluster state).
+    public let directory: TemporaryDirectory
+    private let configuration: URL
+    private let processes = Mutex<(server: Process?, watchdog: Process?)>((nil, nil))
+
+    /// The `redis://` address of the server.
+    public var address: String { "redis://127.0.0.1:\(port)" }
+
+    /// Starts a server with extra `redis.conf` lines (such as `requirepass secret`) and waits until
+    /// it accepts connections.
+    public static func start(
+        configuration lines: [String] = [], port: Int? = nil, clusterBus: Bool = false
+    ) async throws -> RedisServer {
+        let server = try RedisServer(lines: lines, port: port ?? freeLoopbackPort(needsBusPort: clusterBus))
+        do {
+            try await server.launch()
+        } catch {
+            server.stop()
+            throw error
+        }
+        return server
+    }
+
+    private init(lines: [String], port: Int) throws {
+        self.port = port
+        directory = try TemporaryDirectory("redis-\(port)")
+        configuration = directory.appending("redis.conf")
+        let text =
+            [
+                "bind 127.0.0.1", "port \(port)", "protected-mode yes", "daemonize no", "save \"\"", "appendonly no",
+                "dir \(directory.url.path)", "logfile \(directory.appending("redis.log").path)",
+                "maxmemory 512mb", "maxmemory-policy allkeys-lru",
+            ] + lines
+        try text.joined(separator: "\n").write(to: configuration, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts (or restarts, after `kill()`) the server on the same port and waits until it answers.
+    public func launch() async throws {
+        let server = Process()
+        server.executableURL = Self.executable("redis-server")
+        server.arguments = [configuration.path]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        let watchdog = Process()
+        watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
+        watchdog.arguments = [
+            "-c",
+            "while kill -0 \(getpid()) 2>/dev/null && kill -0 \(server.processIdentifier) 2>/dev/null; "
+                + "do sleep 1; done; kill -9 \(server.processIdentifier) 2>/dev/null",
+        ]
+        watchdog.standardOutput = FileHandle.nullDevice
+        watchdog.standardError = FileHandle.nullDevice
+        try watchdog.run()
+        processes.withLock { $0 = (server, watchdog) }
+        let port = self.port
+        try await waitUntil("redis-server answers PING on port \(port)", timeout: .seconds(30)) {
+            // A server with a password answers NOAUTH: it is up all the same.
+            let answer = (try? Self.cli(port: port, ["PING"])) ?? ""
+            return answer.contains("PONG") || answer.contains("NOAUTH")
+        }
+    }
+
+    /// Kills the server at once (SIGKILL), as a crash would, and waits for it to be gone.
+    public func kill() {
+        let (server, watchdog) = processes.withLock { processes in
+            defer { processes = (nil, nil) }
+            return processes
+        }
+        for process in [server, watchdog].compactMap({ $0 }) where process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Stops the server and removes its directory.
+    public func stop() {
+        kill()
+        directory.remove()
+    }
+
+    /// Runs `redis-cli -p port args…` and returns its output.
+    public func cli(_ arguments: [String]) throws -> String { try Self.cli(port: port, arguments) }
+
+    static func cli(port: Int, _ arguments: [String]) throws -> String {
+        let path = executable("redis-cli") ?? URL(fileURLWithPath: "/usr/bin/redis-cli")
+        return try runToEnd(path, ["-h", "127.0.0.1", "-p", String(port)] + arguments).output
+    }
+
+    /// A loopback port nothing listens on now (and, for a cluster node, its bus port + 10000 too).
+    public static func freeLoopbackPort(needsBusPort: Bool = false) throws -> Int {
+        for _ in 0..<200 {
+            let candidate = needsBusPort ? Int.random(in: 20_000..<45_000) : Int.random(in: 20_000..<60_000)
+            if canBind(candidate), !needsBusPort || canBind(candidate + 10_000) { return candidate }
+        }
+        throw ConditionTimedOut(condition: "a free loopback port")
+    }
+
+    private static func canBind(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    static func executable(_ name: String) -> URL? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+}
+
+/// Runs `executable` to its end and returns its status and its standard output and error together.
+public func runToEnd(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
