@@ -6,14 +6,18 @@ import Testing
 /// Deterministic mutations of real entry files through `fuzzDiskEntryFile`, which must not crash.
 @Suite("DiskCache entry-file parser under mutation")
 struct DiskCacheEntryFileFuzzTests {
-    /// A valid file: a header with every string field set, then the body.
-    static func validFile() -> [UInt8] {
+    /// A valid file in format `version` (1, as an older release wrote it, or 2): a header with every
+    /// field set, then the body.
+    static func validFile(version: Int = 2) -> [UInt8] {
         let metadata = CacheMetadata(
             expires: Date(timeIntervalSinceReferenceDate: 9_000), etag: "\"e\"", lastModified: "yesterday",
-            contentType: "image/png", partition: .image
+            contentType: "image/png", staleWhileRevalidateUntil: Date(timeIntervalSinceReferenceDate: 8_000),
+            staleIfErrorUntil: Date(timeIntervalSinceReferenceDate: 8_500), partition: .image
         )
         let entry = CacheEntry(data: Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) }), metadata: metadata)
-        return EntryFile.encodeHeader(key: "https://example.com/a.png", entry: entry) + Array(entry.data)
+        let key: CacheKey = "https://example.com/a.png"
+        if version == 1 { return VersionOneEntryFile.encode(key: key, entry: entry) }
+        return EntryFile.encodeHeader(key: key, entry: entry) + Array(entry.data)
     }
 
     @Test func validFileDecodesAndVerifies() throws {
@@ -23,10 +27,11 @@ struct DiskCacheEntryFileFuzzTests {
         fuzzDiskEntryFile(Data(file))
     }
 
-    @Test func tenThousandMutationsNeverCrash() {
-        // Given a seeded generator and a valid file
+    @Test(arguments: [1, 2])
+    func tenThousandMutationsNeverCrash(version: Int) {
+        // Given a seeded generator and a valid file of each format version
         var generator = SeededGenerator(seed: 0xD15C)
-        let valid = Self.validFile()
+        let valid = Self.validFile(version: version)
         var decoded = 0
 
         // When bytes are flipped, lengths overwritten with extremes, and the file cut or extended
@@ -38,10 +43,11 @@ struct DiskCacheEntryFileFuzzTests {
                     let position = Int.random(in: 0..<file.count, using: &generator)
                     file[position] ^= UInt8.random(in: 1...255, using: &generator)
                 case 1:
-                    // A length field (header, key, body or a string length) set to an extreme.
-                    let offset = [8, 12, 16, 20, 56, 60, 64, 68].randomElement(using: &generator)!
+                    // A length field (header, key, body or a string length) set to an extreme, or the
+                    // version field relabelled.
+                    let offset = [4, 8, 12, 16, 20, 56, 60, 64, 68].randomElement(using: &generator)!
                     guard file.count >= offset + 4 else { continue }
-                    let value: UInt32 = [0, 1, 0x7FFF_FFFF, 0xFFFF_FFFF, 72].randomElement(using: &generator)!
+                    let value: UInt32 = [0, 1, 2, 0x7FFF_FFFF, 0xFFFF_FFFF, 72, 88].randomElement(using: &generator)!
                     withUnsafeBytes(of: value.littleEndian) { file.replaceSubrange(offset..<offset + 4, with: $0) }
                 case 2:
                     file = Array(file.prefix(Int.random(in: 0...file.count, using: &generator)))

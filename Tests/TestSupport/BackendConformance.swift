@@ -162,6 +162,8 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
             etag: "\"abc123\"",
             lastModified: "Wed, 21 Oct 2015 07:28:00 GMT",
             contentType: "image/png",
+            staleWhileRevalidateUntil: Date(timeIntervalSinceNow: 600).rounded,
+            staleIfErrorUntil: Date(timeIntervalSinceNow: 3_600).rounded,
             partition: .lottie
         )
         try await backend.store(CacheEntry(data: Data([9, 8, 7]), metadata: metadata), forKey: "meta")
@@ -173,6 +175,8 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
         #expect(read.lastModified == metadata.lastModified)
         #expect(read.contentType == metadata.contentType)
         #expect(read.partition == metadata.partition)
+        #expect(read.staleWhileRevalidateUntil == metadata.staleWhileRevalidateUntil)
+        #expect(read.staleIfErrorUntil == metadata.staleIfErrorUntil)
     }
 
     private func checkRemoveByKeyPrefix(_ backend: any CacheBackend) async throws {

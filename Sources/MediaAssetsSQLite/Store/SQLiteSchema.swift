@@ -11,31 +11,46 @@ enum SQLiteSchema {
     /// "MASQ": marks the file as a MediaAssets SQLite cache (`PRAGMA application_id`).
     static let applicationID: Int64 = 0x4D41_5351
     /// The layout version this code reads and writes (`PRAGMA user_version`). Version 1 files (no
-    /// `partition_name` column) are upgraded in place when opened.
-    static let version: Int64 = 2
+    /// `partition_name` column) and version 2 files (no stale dates) are upgraded in place when opened.
+    static let version: Int64 = 3
 
     /// The pages of a database holding no entries: the header page, the table and its four indexes.
     static let emptyPages = 6
 
-    /// The `entries` table's columns, in order, with their declared types.
+    /// The columns of a version's `entries` table, in order, with their declared types.
     ///
     /// `data` comes after the columns that sweeps and sums read, so that reading `size` or the dates
-    /// never touches a blob's overflow pages. `partition_name` (version 2) follows it because
-    /// `ALTER TABLE` appends; removing a partition finds its rows through an index, not the column.
-    static let columns: [(name: String, type: String)] = versionOneColumns + [("partition_name", "TEXT")]
+    /// never touches a blob's overflow pages. `partition_name` (version 2) and the RFC 5861 dates
+    /// (version 3) follow it because `ALTER TABLE` appends; removing a partition finds its rows
+    /// through an index, not the column.
+    private static func columns(version: Int64) -> [(name: String, type: String)] {
+        let versionOne: [(name: String, type: String)] = [
+            ("key", "BLOB"), ("size", "INTEGER"), ("created", "REAL"), ("last_access", "REAL"),
+            ("expires", "REAL"), ("fresh_until", "REAL"), ("etag", "TEXT"), ("last_modified", "TEXT"),
+            ("content_type", "TEXT"), ("data", "BLOB"),
+        ]
+        let versionTwo = versionOne + [("partition_name", "TEXT")]
+        switch version {
+        case 1: return versionOne
+        case 2: return versionTwo
+        default: return versionTwo + [("stale_while_revalidate_until", "REAL"), ("stale_if_error_until", "REAL")]
+        }
+    }
 
-    private static let versionOneColumns: [(name: String, type: String)] = [
-        ("key", "BLOB"), ("size", "INTEGER"), ("created", "REAL"), ("last_access", "REAL"),
-        ("expires", "REAL"), ("fresh_until", "REAL"), ("etag", "TEXT"), ("last_modified", "TEXT"),
-        ("content_type", "TEXT"), ("data", "BLOB"),
-    ]
-
-    /// Upgrades a version 1 file: adds the partition column and its index.
-    static let upgradeFromVersionOne = """
-        ALTER TABLE entries ADD COLUMN partition_name TEXT;
-        CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
-        PRAGMA user_version = \(version);
-        """
+    /// Upgrades a file of an older `version` to the current one, one version's changes after another.
+    static func upgrade(from version: Int64) -> String {
+        // Version 2 added the partition column and its index.
+        let toVersionTwo = """
+            ALTER TABLE entries ADD COLUMN partition_name TEXT;
+            CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
+            """
+        // Version 3 added the RFC 5861 dates.
+        let toVersionThree = """
+            ALTER TABLE entries ADD COLUMN stale_while_revalidate_until REAL;
+            ALTER TABLE entries ADD COLUMN stale_if_error_until REAL;
+            """
+        return (version < 2 ? toVersionTwo : "") + toVersionThree + "PRAGMA user_version = \(Self.version);"
+    }
 
     /// Creates the schema; dates are `timeIntervalSinceReferenceDate` (REAL), so they round-trip exactly.
     ///
@@ -56,7 +71,9 @@ enum SQLiteSchema {
             last_modified TEXT,
             content_type TEXT,
             data BLOB NOT NULL,
-            partition_name TEXT
+            partition_name TEXT,
+            stale_while_revalidate_until REAL,
+            stale_if_error_until REAL
         );
         CREATE INDEX entries_by_last_access ON entries (last_access, size);
         CREATE INDEX entries_by_expiry ON entries (expires) WHERE expires IS NOT NULL;
@@ -92,7 +109,8 @@ enum SQLiteSchema {
                 // Another process may have set the file up meanwhile: decide again under the lock.
                 switch try inspect(connection) {
                 case .empty: try connection.execute(creation, operation: "create the cache schema")
-                case .versionOne: try connection.execute(upgradeFromVersionOne, operation: "upgrade the cache schema")
+                case .older(let version):
+                    try connection.execute(upgrade(from: version), operation: "upgrade the cache schema")
                 case .ours: break
                 }
                 try connection.execute("COMMIT", operation: "commit the cache schema")
@@ -109,11 +127,11 @@ enum SQLiteSchema {
         try connection.execute("PRAGMA journal_size_limit = 4194304", operation: "limit the WAL size")
     }
 
-    private enum Contents {
+    private enum Contents: Equatable {
         case empty
         case ours
-        /// Ours, in the layout before partitions.
-        case versionOne
+        /// Ours, in an older layout (1: before partitions, 2: before the stale dates).
+        case older(version: Int64)
     }
 
     /// Reads the header and the schema, and decides; never writes.
@@ -135,19 +153,19 @@ enum SQLiteSchema {
                 path: path, version: Int32(clamping: version), supportedVersion: Int32(clamping: Self.version)
             )
         }
-        guard version == Self.version || version == 1 else {
+        guard version >= 1 else {
             return try foreign(path, "schema version \(version) is unknown")
         }
         let operation = "read the schema"
         let names = try connection.strings("SELECT name FROM pragma_table_info('entries')", operation: operation)
         let types = try connection.strings("SELECT type FROM pragma_table_info('entries')", operation: operation)
-        let expected = (version == 1 ? versionOneColumns : columns).map { "\($0.name) \($0.type)" }
+        let expected = columns(version: version).map { "\($0.name) \($0.type)" }
         let actual = zip(names, types).map { "\($0) \($1.uppercased())" }
         guard actual == expected else {
             let described = actual.isEmpty ? "no entries table" : "entries(\(actual.joined(separator: ", ")))"
             return try foreign(path, "\(described), expected entries(\(expected.joined(separator: ", ")))")
         }
-        return version == 1 ? .versionOne : .ours
+        return version == Self.version ? .ours : .older(version: version)
     }
 
     private static func foreign(_ path: String, _ detail: String) throws -> Contents {

@@ -169,6 +169,8 @@ extension SQLiteStore {
             try insert.bind(metadata.lastModified, at: 8)
             try insert.bind(metadata.contentType, at: 9)
             try insert.bind(metadata.partition?.rawValue, at: 11)
+            try insert.bind(metadata.staleWhileRevalidateUntil?.timeIntervalSinceReferenceDate, at: 12)
+            try insert.bind(metadata.staleIfErrorUntil?.timeIntervalSinceReferenceDate, at: 13)
             // Bound without a copy: the bytes stay alive until the step below has written them.
             try entry.data.withUnsafeBytes { bytes in
                 try insert.bindBlobNoCopy(bytes, at: 10)

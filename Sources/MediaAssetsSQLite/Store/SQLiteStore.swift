@@ -28,15 +28,17 @@ final class SQLiteStore {
             select = try connection.prepare(
                 """
                 SELECT rowid, size, created, last_access, expires, fresh_until, etag, last_modified,
-                    content_type, data, partition_name FROM entries WHERE key = ?1
+                    content_type, data, partition_name, stale_while_revalidate_until, stale_if_error_until
+                    FROM entries WHERE key = ?1
                 """,
                 operation: "read an entry"
             )
             insert = try connection.prepare(
                 """
                 INSERT INTO entries (key, size, created, last_access, expires, fresh_until, etag,
-                    last_modified, content_type, data, partition_name)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                    last_modified, content_type, data, partition_name, stale_while_revalidate_until,
+                    stale_if_error_until)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                 """,
                 operation: "store an entry"
             )
@@ -160,14 +162,19 @@ final class SQLiteStore {
             guard try query.step() else { return nil }
             let data = query.data(at: 9)
             guard query.int64(at: 1) == Int64(data.count) else { return (query.int64(at: 0), nil) }
+            let date = { (column: Int32) -> Date? in
+                query.optionalDouble(at: column).map(Date.init(timeIntervalSinceReferenceDate:))
+            }
             let metadata = CacheMetadata(
                 created: Date(timeIntervalSinceReferenceDate: query.double(at: 2)),
                 lastAccess: now,
-                expires: query.optionalDouble(at: 4).map(Date.init(timeIntervalSinceReferenceDate:)),
-                freshUntil: query.optionalDouble(at: 5).map(Date.init(timeIntervalSinceReferenceDate:)),
+                expires: date(4),
+                freshUntil: date(5),
                 etag: query.text(at: 6),
                 lastModified: query.text(at: 7),
                 contentType: query.text(at: 8),
+                staleWhileRevalidateUntil: date(11),
+                staleIfErrorUntil: date(12),
                 partition: query.text(at: 10).map(LRUCacheType.init(rawValue:))
             )
             return (query.int64(at: 0), CacheEntry(data: data, metadata: metadata))

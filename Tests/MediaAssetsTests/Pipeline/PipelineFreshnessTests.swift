@@ -6,6 +6,9 @@ import TestSupport
 
 @Suite("Pipeline freshness: lookups inside flights, stale-while-revalidate, stale-if-error")
 struct PipelineFreshnessTests {
+    /// The freshness tests run over a memory backend and a byte backend, which must keep the stale dates.
+    static let storageTypes: [StorageType] = [.lru(.image), .disk]
+
     @Test("a flight that completes between an ask's cache miss and its join causes no second request")
     func flightCompletingBetweenMissAndJoin() async throws {
         // Given a byte backend whose second read answers "miss" and is then held open
@@ -36,8 +39,11 @@ struct PipelineFreshnessTests {
         #expect(environment.origin.requestCount(for: "/a.bin") == 1)
     }
 
-    @Test("stale-while-revalidate: a stale entry at once, exactly one background request, then fresh")
-    func staleWhileRevalidate() async throws {
+    @Test(
+        "stale-while-revalidate: a stale entry at once, exactly one background request, then fresh",
+        arguments: storageTypes
+    )
+    func staleWhileRevalidate(storageType: StorageType) async throws {
         // Given text cached with a minute of freshness and ten minutes of stale-while-revalidate
         let clock = TestClock()
         let environment = try OriginEnvironment(clock: clock)
@@ -47,13 +53,13 @@ struct PipelineFreshnessTests {
         )
         let pipeline = AssetPipeline(manager: environment.manager, decoder: TextDecoder())
         let request = AssetRequest(url: url)
-        #expect(try await pipeline.value(for: request, options: .init(), storageType: .lru(.image)).source == .network)
+        #expect(try await pipeline.value(for: request, options: .init(), storageType: storageType).source == .network)
 
         // When it has gone stale and is asked for twice while the origin holds the revalidation
         environment.origin.setBehavior("/feed.txt", .init(gated: true))
         clock.advance(by: 120)
-        let first = try await pipeline.value(for: request, options: .init(), storageType: .lru(.image))
-        let second = try await pipeline.value(for: request, options: .init(), storageType: .lru(.image))
+        let first = try await pipeline.value(for: request, options: .init(), storageType: storageType)
+        let second = try await pipeline.value(for: request, options: .init(), storageType: storageType)
         try await environment.origin.waitForInFlight(path: "/feed.txt", count: 1)
         environment.origin.setBehavior("/feed.txt", .normal)
         environment.origin.release("/feed.txt")
@@ -65,7 +71,7 @@ struct PipelineFreshnessTests {
             environment.origin.requestCount(for: "/feed.txt") == 2
         }
         try await waitUntil("the revalidated entry answers without going stale") {
-            (try? await pipeline.value(for: request, options: .init(), storageType: .lru(.image)))?.source != .stale
+            (try? await pipeline.value(for: request, options: .init(), storageType: storageType))?.source != .stale
         }
         #expect(environment.manager.fetchStatistics.backgroundRevalidations == 1)
         #expect(environment.origin.requestCount(for: "/feed.txt") == 2)
@@ -73,8 +79,11 @@ struct PipelineFreshnessTests {
         #expect(revalidation.headers["if-none-match"] != nil)
     }
 
-    @Test("stale-if-error: with the origin failing, the stale entry is served and marked stale")
-    func staleIfError() async throws {
+    @Test(
+        "stale-if-error: with the origin failing, the stale entry is served and marked stale",
+        arguments: storageTypes
+    )
+    func staleIfError(storageType: StorageType) async throws {
         // Given text cached with a minute of freshness and ten minutes of stale-if-error
         let clock = TestClock()
         let environment = try OriginEnvironment(clock: clock)
@@ -82,24 +91,27 @@ struct PipelineFreshnessTests {
         let url = environment.serve("/feed.txt", Data("hello".utf8), cacheControl: "max-age=60, stale-if-error=600")
         let pipeline = AssetPipeline(manager: environment.manager, decoder: TextDecoder())
         let request = AssetRequest(url: url)
-        _ = try await pipeline.value(for: request, options: .init(), storageType: .lru(.image))
+        _ = try await pipeline.value(for: request, options: .init(), storageType: storageType)
         await environment.manager.waitForPendingWrites()
 
         // When it is stale and the origin answers 503 to every attempt
         clock.advance(by: 120)
         environment.origin.setBehavior("/feed.txt", .init(failNext: 100, failStatus: 503))
-        let result = try await pipeline.value(for: request, options: .init(), storageType: .lru(.image))
+        let result = try await pipeline.value(for: request, options: .init(), storageType: storageType)
 
         // Then the stale text is served, marked stale; past the window the error reaches the caller
         #expect(result.source == .stale && result.value == "hello")
         clock.advance(by: 1_000)
         await #expect(throws: AssetsError.self) {
-            _ = try await pipeline.value(for: request, options: .init(), storageType: .lru(.image))
+            _ = try await pipeline.value(for: request, options: .init(), storageType: storageType)
         }
     }
 
-    @Test("offline policy: staleIfError = .infinity serves what is cached when the origin is unreachable")
-    func offlinePolicy() async throws {
+    @Test(
+        "offline policy: staleIfError = .infinity serves what is cached when the origin is unreachable",
+        arguments: storageTypes
+    )
+    func offlinePolicy(storageType: StorageType) async throws {
         // Given a manager that serves stale entries whenever the origin fails, and text cached without
         // any stale-if-error of its own
         let clock = TestClock()
@@ -107,13 +119,15 @@ struct PipelineFreshnessTests {
         defer { environment.tearDown() }
         let url = environment.serve("/feed.txt", Data("hello".utf8), cacheControl: "max-age=60")
         let pipeline = AssetPipeline(manager: environment.manager, decoder: TextDecoder())
-        _ = try await pipeline.value(for: AssetRequest(url: url), options: .init(), storageType: .lru(.image))
+        _ = try await pipeline.value(for: AssetRequest(url: url), options: .init(), storageType: storageType)
         await environment.manager.waitForPendingWrites()
 
         // When the origin is gone a year later
         clock.advance(by: 365 * 24 * 3_600)
         environment.origin.stop()
-        let result = try await pipeline.value(for: AssetRequest(url: url), options: .init(), storageType: .lru(.image))
+        let result = try await pipeline.value(
+            for: AssetRequest(url: url), options: .init(), storageType: storageType
+        )
 
         // Then the cached text is served, marked stale
         #expect(result.source == .stale && result.value == "hello")

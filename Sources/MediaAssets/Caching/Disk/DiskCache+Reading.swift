@@ -24,8 +24,8 @@ extension DiskCache {
         } catch {
             throw AssetsError.readFailed(key: key, path: filePath(name), reason: error.description)
         }
-        let largestFile = max(configuration.sizeLimit, EntryFile.fixedHeaderLength)
-        guard fileSize >= EntryFile.fixedHeaderLength, fileSize <= largestFile else {
+        let largestFile = max(configuration.sizeLimit, EntryFile.smallestFixedHeaderLength)
+        guard fileSize >= EntryFile.smallestFixedHeaderLength, fileSize <= largestFile else {
             removeIfUnchanged(name, descriptor)
             return miss()
         }

@@ -45,7 +45,7 @@ extension DiskCache {
         guard descriptor >= 0 else { return nil }
         defer { POSIX.closeDescriptor(descriptor) }
         guard let info = try? POSIX.status(descriptor) else { return nil }
-        var prefix = [UInt8](repeating: 0, count: EntryFile.fixedHeaderLength)
+        var prefix = [UInt8](repeating: 0, count: EntryFile.smallestFixedHeaderLength)
         guard read(descriptor, into: &prefix, count: prefix.count),
             let headerLength = try? prefix.withUnsafeBytes({ try EntryFile.declaredHeaderLength($0) })
         else { return nil }

@@ -5,7 +5,7 @@ import Foundation
 /// ```
 /// offset  size  field
 ///      0     4  magic "MADC"
-///      4     2  format version (1)
+///      4     2  format version (2)
 ///      6     2  reserved (0)
 ///      8     4  header length (fixed part + key + strings)
 ///     12     4  key length
@@ -17,15 +17,25 @@ import Foundation
 ///     56     4  ETag length        60  4  Last-Modified length
 ///     64     4  content type length 68 4  partition length (0 for none; 0 in files written before
 ///                                           partitions, which therefore read as no partition)
-///     72     …  key, ETag, Last-Modified, content type, partition (UTF-8), then the body
+///     72     8  stale-while-revalidate until (NaN when none)
+///     80     8  stale-if-error until (NaN when none)
+///     88     …  key, ETag, Last-Modified, content type, partition (UTF-8), then the body
 /// ```
 /// All integers are little-endian. The last-access time is the file's modification time, which
 /// the cache updates lazily. Any mismatch (magic, version, lengths, checksum, key) makes the file
 /// a miss, and the cache removes it.
+///
+/// Version 1 files, written before the RFC 5861 dates, are still read so that a cache survives the
+/// upgrade: their fixed part ends at offset 72, where the key begins, and they read with no stale
+/// dates. Stores always write version 2.
 enum EntryFile {
     static let magic: [UInt8] = Array("MADC".utf8)
-    static let formatVersion: UInt16 = 1
-    static let fixedHeaderLength = 72
+    /// The version stores write.
+    static let formatVersion: UInt16 = 2
+    /// The fixed part of a header that stores write (version 2).
+    static let fixedHeaderLength = 88
+    /// The fixed part of a version 1 header: the shortest file of any version read is this long.
+    static let smallestFixedHeaderLength = 72
     /// Header lengths above this are treated as corruption rather than read.
     static let maxHeaderLength = 64 << 20
 
@@ -62,12 +72,14 @@ enum EntryFile {
         append(UInt64(entry.data.count), to: &header)
         append(UInt64(0), to: &header)  // checksum, filled in below
         append(entry.metadata.created.timeIntervalSinceReferenceDate.bitPattern, to: &header)
-        append((entry.metadata.expires?.timeIntervalSinceReferenceDate ?? .nan).bitPattern, to: &header)
-        append((entry.metadata.freshUntil?.timeIntervalSinceReferenceDate ?? .nan).bitPattern, to: &header)
+        append(bitPattern(entry.metadata.expires), to: &header)
+        append(bitPattern(entry.metadata.freshUntil), to: &header)
         append(UInt32(etag.count), to: &header)
         append(UInt32(lastModified.count), to: &header)
         append(UInt32(contentType.count), to: &header)
         append(UInt32(partition.count), to: &header)
+        append(bitPattern(entry.metadata.staleWhileRevalidateUntil), to: &header)
+        append(bitPattern(entry.metadata.staleIfErrorUntil), to: &header)
         header += keyBytes
         header += etag
         header += lastModified
@@ -80,19 +92,33 @@ enum EntryFile {
         return header
     }
 
-    /// The header length an encoded file declares, read from its first 12 bytes.
+    /// The header length an encoded file declares, read from its first 12 bytes (`prefix` holds at
+    /// least the smallest fixed part).
     static func declaredHeaderLength(_ prefix: UnsafeRawBufferPointer) throws(Corruption) -> Int {
-        guard prefix.count >= fixedHeaderLength else { throw .tooShort }
+        try declaredLayout(prefix).headerLength
+    }
+
+    /// The fixed part's length for the file's version and the header length it declares, checked
+    /// against each other and against `maxHeaderLength`.
+    private static func declaredLayout(
+        _ prefix: UnsafeRawBufferPointer
+    ) throws(Corruption) -> (fixedLength: Int, headerLength: Int) {
+        guard prefix.count >= smallestFixedHeaderLength else { throw .tooShort }
         guard prefix.prefix(4).elementsEqual(magic) else { throw .badMagic }
-        guard read(UInt16.self, prefix, 4) == formatVersion else { throw .unsupportedVersion }
+        let fixedLength: Int
+        switch read(UInt16.self, prefix, 4) {
+        case 1: fixedLength = smallestFixedHeaderLength
+        case formatVersion: fixedLength = fixedHeaderLength
+        default: throw .unsupportedVersion
+        }
         let headerLength = Int(read(UInt32.self, prefix, 8))
-        guard headerLength >= fixedHeaderLength, headerLength <= maxHeaderLength else { throw .badLengths }
-        return headerLength
+        guard headerLength >= fixedLength, headerLength <= maxHeaderLength else { throw .badLengths }
+        return (fixedLength, headerLength)
     }
 
     /// Decodes a complete header (`bytes` holds at least the declared header length).
     static func decodeHeader(_ bytes: UnsafeRawBufferPointer, fileSize: Int) throws(Corruption) -> Header {
-        let headerLength = try declaredHeaderLength(bytes)
+        let (fixedLength, headerLength) = try declaredLayout(bytes)
         guard bytes.count >= headerLength else { throw .tooShort }
         let keyLength = Int(read(UInt32.self, bytes, 12))
         let bodyLength = read(UInt64.self, bytes, 16)
@@ -102,11 +128,11 @@ enum EntryFile {
         let partitionLength = Int(read(UInt32.self, bytes, 68))
         let stringsLength = keyLength + etagLength + lastModifiedLength + contentTypeLength + partitionLength
         // Compared without adding: a hostile body length must not overflow.
-        guard fixedHeaderLength + stringsLength == headerLength, fileSize >= headerLength,
+        guard fixedLength + stringsLength == headerLength, fileSize >= headerLength,
             bodyLength == UInt64(fileSize - headerLength)
         else { throw .badLengths }
 
-        var cursor = fixedHeaderLength
+        var cursor = fixedLength
         func string(_ length: Int) -> String {
             defer { cursor += length }
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[cursor..<cursor + length]), as: UTF8.self)
@@ -120,6 +146,8 @@ enum EntryFile {
             let seconds = Double(bitPattern: read(UInt64.self, bytes, offset))
             return seconds.isFinite ? Date(timeIntervalSinceReferenceDate: seconds) : nil
         }
+        // Version 1 has no stale dates: its strings begin where they would be.
+        let hasStaleDates = fixedLength >= fixedHeaderLength
         let metadata = CacheMetadata(
             created: date(32) ?? Date(timeIntervalSinceReferenceDate: 0),
             expires: date(40),
@@ -127,6 +155,8 @@ enum EntryFile {
             etag: etag.isEmpty ? nil : etag,
             lastModified: lastModified.isEmpty ? nil : lastModified,
             contentType: contentType.isEmpty ? nil : contentType,
+            staleWhileRevalidateUntil: hasStaleDates ? date(72) : nil,
+            staleIfErrorUntil: hasStaleDates ? date(80) : nil,
             partition: partition.isEmpty ? nil : LRUCacheType(rawValue: partition)
         )
         return Header(
@@ -143,6 +173,11 @@ enum EntryFile {
         zeroed.replaceSubrange(24..<32, with: repeatElement(0, count: 8))
         let expected = XXHash64.hash(body, seed: zeroed.withUnsafeBytes { XXHash64.hash($0) })
         guard expected == header.checksum else { throw .checksumMismatch }
+    }
+
+    /// A date as the Float64 bit pattern of its seconds since the reference date; NaN for none.
+    private static func bitPattern(_ date: Date?) -> UInt64 {
+        (date?.timeIntervalSinceReferenceDate ?? .nan).bitPattern
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {

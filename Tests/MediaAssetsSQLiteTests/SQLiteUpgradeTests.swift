@@ -1,0 +1,74 @@
+import Foundation
+import MediaAssets
+import TestSupport
+import Testing
+
+@testable import MediaAssetsSQLite
+
+@Suite("SQLiteBackend schema upgrades")
+struct SQLiteUpgradeTests {
+    /// The `entries` table as each older release created it, with one entry holding every field
+    /// that version had.
+    static func olderSchema(version: Int) -> String {
+        let partition = version >= 2 ? ", partition_name TEXT" : ""
+        let partitionValue = version >= 2 ? ", 'image'" : ""
+        let partitionIndex =
+            "CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;"
+        return """
+            PRAGMA page_size = 16384;
+            CREATE TABLE entries (key BLOB PRIMARY KEY NOT NULL,
+                size INTEGER NOT NULL CHECK (size >= 0 AND size = length(data)), created REAL NOT NULL,
+                last_access REAL NOT NULL, expires REAL, fresh_until REAL, etag TEXT, last_modified TEXT,
+                content_type TEXT, data BLOB NOT NULL\(partition));
+            CREATE INDEX entries_by_last_access ON entries (last_access, size);
+            CREATE INDEX entries_by_expiry ON entries (expires) WHERE expires IS NOT NULL;
+            \(version >= 2 ? partitionIndex : "")
+            INSERT INTO entries VALUES (CAST('old' AS BLOB), 3, 100, 100, 4000000000, 200, '"e"', 'yesterday',
+                'image/png', x'010203'\(partitionValue));
+            PRAGMA application_id = \(SQLiteSchema.applicationID);
+            PRAGMA user_version = \(version);
+            """
+    }
+
+    @Test(arguments: [1, 2])
+    func olderFileIsUpgradedInPlaceAndKeepsItsEntries(version: Int) async throws {
+        // Given a file an older release wrote, holding one entry
+        let file = try SQLiteTestFile()
+        defer { file.remove() }
+        try file.execute(Self.olderSchema(version: version))
+
+        // When the backend opens it
+        var backend = try file.open()
+
+        // Then the entry reads back with every field it had and no stale dates
+        let old = try #require(try await backend.entry(forKey: "old"))
+        #expect(old.data == Data([1, 2, 3]))
+        let metadata = old.metadata
+        #expect(metadata.created == Date(timeIntervalSinceReferenceDate: 100))
+        #expect(metadata.expires == Date(timeIntervalSinceReferenceDate: 4_000_000_000))
+        #expect(metadata.freshUntil == Date(timeIntervalSinceReferenceDate: 200))
+        #expect(metadata.etag == "\"e\"" && metadata.lastModified == "yesterday")
+        #expect(metadata.contentType == "image/png")
+        #expect(metadata.partition == (version >= 2 ? .image : nil))
+        #expect(metadata.staleWhileRevalidateUntil == nil && metadata.staleIfErrorUntil == nil)
+
+        // And the file is now the current version, keeps stale dates across a reopen, and is not upgraded twice
+        let dated = CacheMetadata(
+            staleWhileRevalidateUntil: Date(timeIntervalSinceReferenceDate: 300.5),
+            staleIfErrorUntil: Date(timeIntervalSinceReferenceDate: 400.25)
+        )
+        try await backend.store(CacheEntry(data: Data([4]), metadata: dated), forKey: "new")
+        await backend.close()
+        let connection = try SQLiteConnection(path: file.url.path)
+        let fileVersion = try connection.integers("PRAGMA user_version", operation: "read the version")
+        connection.close()
+        #expect(fileVersion == [SQLiteSchema.version])
+        backend = try file.open()
+        let new = try #require(try await backend.entry(forKey: "new")).metadata
+        #expect(new.staleWhileRevalidateUntil == dated.staleWhileRevalidateUntil)
+        #expect(new.staleIfErrorUntil == dated.staleIfErrorUntil)
+        #expect(try await backend.entry(forKey: "old")?.data == Data([1, 2, 3]))
+        #expect(await backend.statistics().count == 2)
+        await backend._checkInvariants()
+    }
+}
