@@ -9,10 +9,21 @@ import Testing
 import Glibc
 #endif
 
+/// Whether this process runs under ThreadSanitizer (its runtime exports `__tsan_init`).
+enum ThreadSanitizerProbe {
+    static let isActive = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+}
+
 /// A decoder's peak memory is bounded by its input and its pixel limit: a chunk or marker that declares a
 /// huge length it does not carry must fail before anything of that size is allocated. Peaks are measured in
 /// a forked child (its own `ru_maxrss` from `wait4`), so one test's allocations never blur another's.
-@Suite("Decoder peak memory")
+@Suite(
+    "Decoder peak memory",
+    .disabled(
+        if: ThreadSanitizerProbe.isActive,
+        "fork() from a multithreaded process can hang TSan's runtime; measured in the plain and ASan runs"
+    )
+)
 struct DecoderMemoryTests {
     /// Growth above the parent's resident size that a small input may cost (libpng/libjpeg state, stacks).
     static let budget = 48 << 20
