@@ -1,9 +1,10 @@
 import Foundation
+import MediaAssets
+import MediaAssetsAnimation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MediaAssets
-import MediaAssetsAnimation
 
 /// Benchmarks Lottie parsing against `JSONSerialization`, and dotLottie reading against zlib alone.
 ///
@@ -78,7 +79,8 @@ private func checkAgainstFoundation(_ json: Data) throws {
     let layers = (object?["layers"] as? [Any])?.count
     let assets = (object?["assets"] as? [Any])?.count
     guard layers == animation.layers.count, assets == animation.assets.count else {
-        throw Mismatch(description: "parser read \(animation.layers.count) layers and \(animation.assets.count) assets; "
-            + "JSONSerialization \(layers ?? -1) and \(assets ?? -1)")
+        throw Mismatch(
+            description: "parser read \(animation.layers.count) layers and \(animation.assets.count) assets; "
+                + "JSONSerialization \(layers ?? -1) and \(assets ?? -1)")
     }
 }

@@ -37,7 +37,8 @@ final class BenchmarkTable {
     }
 
     static func format(_ row: BenchmarkRow) -> String {
-        let targetText = row.target.map { "≤ " + String(format: "%.2f", $0) + (row.ratio <= $0 ? " ok" : " MISS") } ?? ""
+        let targetText =
+            row.target.map { "≤ " + String(format: "%.2f", $0) + (row.ratio <= $0 ? " ok" : " MISS") } ?? ""
         return pad(row.name, 52)
             + pad(formatValue(row.median, unit: row.unit), 14)
             + pad(row.baseline, 44)

@@ -15,16 +15,19 @@ func runImageCodecBenchmarks(table: BenchmarkTable) async throws {
     let scaledDecode = try medianSeconds {
         for photo in photos { blackHole(try ImageDecoder.decode(photo, options: thumbnail)) }
     }
-    table.add("jpeg decode full, 512² … 3648×2736 (mean/image)", unit: "ms", median: fullDecode / count * 1e3,
-              baseline: "jpeg header only (same set)", baselineMedian: headerOnly / count * 1e3)
-    table.add("jpeg decode target 96² (DCT scale), mean/image", unit: "ms", median: scaledDecode / count * 1e3,
-              baseline: "jpeg decode full (same set)", baselineMedian: fullDecode / count * 1e3)
+    table.add(
+        "jpeg decode full, 512² … 3648×2736 (mean/image)", unit: "ms", median: fullDecode / count * 1e3,
+        baseline: "jpeg header only (same set)", baselineMedian: headerOnly / count * 1e3)
+    table.add(
+        "jpeg decode target 96² (DCT scale), mean/image", unit: "ms", median: scaledDecode / count * 1e3,
+        baseline: "jpeg decode full (same set)", baselineMedian: fullDecode / count * 1e3)
 
     let largest = photos[photos.count - 1]
     let largeFull = try medianSeconds { blackHole(try ImageDecoder.decode(largest)) }
     let largeScaled = try medianSeconds { blackHole(try ImageDecoder.decode(largest, options: thumbnail)) }
-    table.add("jpeg decode target 96², 3648×2736 (10 MP)", unit: "ms", median: largeScaled * 1e3,
-              baseline: "jpeg decode full 3648×2736", baselineMedian: largeFull * 1e3)
+    table.add(
+        "jpeg decode target 96², 3648×2736 (10 MP)", unit: "ms", median: largeScaled * 1e3,
+        baseline: "jpeg decode full 3648×2736", baselineMedian: largeFull * 1e3)
 
     try addOrientationRow(table: table)
     try addPNGRows(table: table)
@@ -39,8 +42,9 @@ private func addRunTimeFormatRows(table: BenchmarkTable) throws {
     do {
         let webp = try WebPEncoder(compression: .lossy(quality: 85)).encode(photo)
         let webpDecode = try medianSeconds { blackHole(try ImageDecoder.decode(webp)) }
-        table.add("webp decode 1024×768 q85 (\(webp.count / 1024) KiB)", unit: "ms", median: webpDecode * 1e3,
-                  baseline: "jpeg decode same photo q85 (\(jpeg.count / 1024) KiB)", baselineMedian: jpegDecode * 1e3)
+        table.add(
+            "webp decode 1024×768 q85 (\(webp.count / 1024) KiB)", unit: "ms", median: webpDecode * 1e3,
+            baseline: "jpeg decode same photo q85 (\(jpeg.count / 1024) KiB)", baselineMedian: jpegDecode * 1e3)
 
         let avatars = try (0..<40).map { seed in
             try AvatarStyle.circle(diameter: 96).process(makePhotoLikeImage(width: 96, height: 96, seed: UInt64(seed)))
@@ -49,12 +53,14 @@ private func addRunTimeFormatRows(table: BenchmarkTable) throws {
         let pngEncoder = PNGEncoder(compressionLevel: 1)
         let webpBytes = try avatars.reduce(0) { $0 + (try webpEncoder.encode($1)).count }
         let pngBytes = try avatars.reduce(0) { $0 + (try pngEncoder.encode($1)).count }
-        table.add("webp q80 variant size, 40 circle avatars 96²", unit: "KiB", median: Double(webpBytes) / 1024,
-                  baseline: "png level 1 variants (same set)", baselineMedian: Double(pngBytes) / 1024)
+        table.add(
+            "webp q80 variant size, 40 circle avatars 96²", unit: "KiB", median: Double(webpBytes) / 1024,
+            baseline: "png level 1 variants (same set)", baselineMedian: Double(pngBytes) / 1024)
         let webpEncode = try medianSeconds { for avatar in avatars { blackHole(try webpEncoder.encode(avatar)) } }
         let pngEncode = try medianSeconds { for avatar in avatars { blackHole(try pngEncoder.encode(avatar)) } }
-        table.add("webp q80 encode 96² avatar (mean of 40)", unit: "ms", median: webpEncode / 40 * 1e3,
-                  baseline: "png level 1 encode (same set)", baselineMedian: pngEncode / 40 * 1e3)
+        table.add(
+            "webp q80 encode 96² avatar (mean of 40)", unit: "ms", median: webpEncode / 40 * 1e3,
+            baseline: "png level 1 encode (same set)", baselineMedian: pngEncode / 40 * 1e3)
     } catch ImageError.libraryMissing(_, let library, _, _) {
         print("(webp rows skipped: \(library) is not installed)")
     }
@@ -62,16 +68,18 @@ private func addRunTimeFormatRows(table: BenchmarkTable) throws {
         let gif = try animatedGIF(frameCount: 100)
         let allFrames = try medianSeconds { blackHole(try ImageCodecRegistry.standard.decodeAnimation(gif)) }
         let firstFrame = try medianSeconds { blackHole(try ImageDecoder.decode(gif)) }
-        table.add("gif decode 100 frames 256², per frame", unit: "ms", median: allFrames / 100 * 1e3,
-                  baseline: "gif decode first frame only", baselineMedian: firstFrame * 1e3)
+        table.add(
+            "gif decode 100 frames 256², per frame", unit: "ms", median: allFrames / 100 * 1e3,
+            baseline: "gif decode first frame only", baselineMedian: firstFrame * 1e3)
     } catch ImageError.libraryMissing(_, let library, _, _) {
         print("(gif rows skipped: \(library) is not installed)")
     }
     do {
         let heic = try HEIFFixtureEncoder.encode(photo)
         let heicDecode = try medianSeconds { blackHole(try ImageDecoder.decode(heic)) }
-        table.add("heic (x265 q90) decode 1024×768 (\(heic.count / 1024) KiB)", unit: "ms", median: heicDecode * 1e3,
-                  baseline: "jpeg decode same photo q85", baselineMedian: jpegDecode * 1e3)
+        table.add(
+            "heic (x265 q90) decode 1024×768 (\(heic.count / 1024) KiB)", unit: "ms", median: heicDecode * 1e3,
+            baseline: "jpeg decode same photo q85", baselineMedian: jpegDecode * 1e3)
     } catch ImageError.libraryMissing(_, let library, _, _) {
         print("(heic rows skipped: \(library) is not installed)")
     }
@@ -105,8 +113,9 @@ private func addOrientationRow(table: BenchmarkTable) throws {
     let rotatedSource = try rotatedJPEG(image)
     let plain = try medianSeconds { blackHole(try ImageDecoder.decode(rotatedSource, options: noOrientation)) }
     let rotated = try medianSeconds { blackHole(try ImageDecoder.decode(rotatedSource)) }
-    table.add("jpeg decode 1024×768 + EXIF rotate 90°", unit: "ms", median: rotated * 1e3,
-              baseline: "jpeg decode 1024×768, orientation ignored", baselineMedian: plain * 1e3)
+    table.add(
+        "jpeg decode 1024×768 + EXIF rotate 90°", unit: "ms", median: rotated * 1e3,
+        baseline: "jpeg decode 1024×768, orientation ignored", baselineMedian: plain * 1e3)
 }
 
 private func addPNGRows(table: BenchmarkTable) throws {
@@ -116,20 +125,23 @@ private func addPNGRows(table: BenchmarkTable) throws {
     let jpeg = try ImageEncoder.jpeg(photo, quality: 90)
     let pngDecode = try medianSeconds { blackHole(try ImageDecoder.decode(png)) }
     let jpegDecode = try medianSeconds { blackHole(try ImageDecoder.decode(jpeg)) }
-    table.add("png decode 1024² RGBA (premultiplied)", unit: "ms", median: pngDecode * 1e3,
-              baseline: "jpeg decode 1024² photo", baselineMedian: jpegDecode * 1e3)
+    table.add(
+        "png decode 1024² RGBA (premultiplied)", unit: "ms", median: pngDecode * 1e3,
+        baseline: "jpeg decode 1024² photo", baselineMedian: jpegDecode * 1e3)
 
     let avatar = withGradientAlpha(makePhotoLikeImage(width: 96, height: 96, seed: 6))
     let pngEncodeSmall = try medianSeconds(repetitions: 21) { blackHole(try ImageEncoder.png(avatar)) }
     let jpegEncodeSmall = try medianSeconds(repetitions: 21) { blackHole(try ImageEncoder.jpeg(avatar)) }
-    table.add("png encode 96² RGBA", unit: "ms", median: pngEncodeSmall * 1e3,
-              baseline: "jpeg encode 96² q85", baselineMedian: jpegEncodeSmall * 1e3)
+    table.add(
+        "png encode 96² RGBA", unit: "ms", median: pngEncodeSmall * 1e3,
+        baseline: "jpeg encode 96² q85", baselineMedian: jpegEncodeSmall * 1e3)
 
     let medium = makePhotoLikeImage(width: 1024, height: 768, seed: 7)
     let jpegEncode = try medianSeconds { blackHole(try ImageEncoder.jpeg(medium)) }
     let pngEncode = try medianSeconds { blackHole(try ImageEncoder.png(medium)) }
-    table.add("jpeg encode 1024×768 q85", unit: "ms", median: jpegEncode * 1e3,
-              baseline: "png encode 1024×768 RGB", baselineMedian: pngEncode * 1e3)
+    table.add(
+        "jpeg encode 1024×768 q85", unit: "ms", median: jpegEncode * 1e3,
+        baseline: "png encode 1024×768 RGB", baselineMedian: pngEncode * 1e3)
 }
 
 /// `image` with alpha falling from 255 at the top to 0 at the bottom (premultiplied).

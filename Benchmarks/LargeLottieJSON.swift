@@ -59,7 +59,8 @@ private func transform(random: inout SplitMix) -> String {
                 + #""to":[\#(random.value(in: -50...50)),\#(random.value(in: -50...50)),0],"ti":[0,0,0]}"#
         )
     }
-    let rotation = #"{"a":1,"k":[{"i":{"x":[0.833],"y":[0.833]},"o":{"x":[0.167],"y":[0.167]},"t":0,"s":[0]},"#
+    let rotation =
+        #"{"a":1,"k":[{"i":{"x":[0.833],"y":[0.833]},"o":{"x":[0.167],"y":[0.167]},"t":0,"s":[0]},"#
         + #"{"t":180,"s":[\#(random.value(in: -360...360))]}],"ix":10}"#
     return #"{"o":{"a":0,"k":100,"ix":11},"r":\#(rotation),"p":{"a":1,"k":[\#(keyframes.joined(separator: ","))],"#
         + #""ix":2},"a":{"a":0,"k":[0,0,0],"ix":1},"s":{"a":0,"k":[100,100,100],"ix":6}}"#

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import MediaAssets
 import SampleOrigin
 import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Rows for fetching: the request pool's cost per asker, and a loopback fetch through the manager.
 func runLoadingBenchmarks(table: BenchmarkTable) async throws {
@@ -90,9 +91,10 @@ private func runLoopbackFetch(table: BenchmarkTable) async throws {
     defer { origin.stop() }
     origin.register("/clip.bin", data: Data(repeating: 7, count: 1 << 20), contentType: "application/octet-stream")
     let url = origin.url(for: "/clip.bin")
-    let manager = try AssetsManager(configuration: .init(
-        memoryPartitions: [.video: .init(costLimit: 64 << 20)], usesDiskCache: false
-    ))
+    let manager = try AssetsManager(
+        configuration: .init(
+            memoryPartitions: [.video: .init(costLimit: 64 << 20)], usesDiskCache: false
+        ))
     let configuration = URLSessionConfiguration.ephemeral
     configuration.urlCache = nil
     let session = URLSession(configuration: configuration)

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import MediaAssets
 import MediaAssetsImage
 import SampleOrigin
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The staged pipeline through `ImageUtil`: a cold miss against its stages measured alone, memory and
 /// stored-variant hits against their floors, and a burst's peak memory with and without stage limits.

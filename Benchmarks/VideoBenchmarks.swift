@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import MediaAssets
 import MediaAssetsVideo
 import SampleOrigin
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Video chunk cache rows: cached range reads against plain file reads, and bytes on the wire for a
 /// partial hit against the ideal.
@@ -39,9 +40,10 @@ private struct VideoBench {
         origin.register(path, data: source, contentType: "video/mp4")
         try origin.start()
         directory = try makeScratchDirectory(name)
-        manager = try AssetsManager(configuration: .init(
-            diskDirectory: directory.appendingPathComponent("cache"), diskSizeLimit: 1 << 30
-        ))
+        manager = try AssetsManager(
+            configuration: .init(
+                diskDirectory: directory.appendingPathComponent("cache"), diskSizeLimit: 1 << 30
+            ))
         video = VideoUtil(manager: manager, configuration: .init(chunkSize: chunkSize))
     }
 

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+import MediaAssets
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MediaAssets
 
 /// A `DataLoading` that reads file:// URLs from disk and hands every other URL to another loader.
 ///
@@ -68,8 +69,9 @@ public final class LocalFileLoader: DataLoading {
         var statusCode = 200
         // An If-Range that no longer matches asks for the whole (changed) file.
         let ifRange = request.value(forHTTPHeaderField: "If-Range")
-        if let rangeHeader = request.value(forHTTPHeaderField: "Range"), ifRange == nil || ifRange == etag
-            || ifRange == lastModified
+        if let rangeHeader = request.value(forHTTPHeaderField: "Range"),
+            ifRange == nil || ifRange == etag
+                || ifRange == lastModified
         {
             switch FileByteRange(header: rangeHeader, length: size) {
             case .satisfiable(let range):

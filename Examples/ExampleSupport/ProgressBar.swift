@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// A one-line progress bar on standard output, drawn only when standard output is a terminal.
 ///

@@ -79,7 +79,8 @@ public struct SampleMedia: Sendable {
         let isPNG = userNumber % 5 == 0
         let image = AvatarPainter(userNumber: userNumber, side: side, transparentBackground: isPNG).paint()
         let name = String(format: "/avatars/user-%02d", userNumber)
-        let file = isPNG
+        let file =
+            isPNG
             ? SampleFile(path: name + ".png", data: try ImageEncoder.png(image), contentType: "image/png")
             : SampleFile(
                 path: name + ".jpg", data: try ImageEncoder.jpeg(image, quality: 85), contentType: "image/jpeg"

@@ -19,10 +19,10 @@ func quickStartManager() async throws {
 // README: "Configuration and limits"
 func configuredManager(cacheDirectory: URL) throws -> AssetsManager {
     var configuration = AssetsManager.Configuration(
-        diskDirectory: cacheDirectory,   // default: $XDG_CACHE_HOME/MediaAssets or ~/.cache/MediaAssets
-        diskSizeLimit: 256 << 20,        // default 512 MiB; least recently used entries go first
+        diskDirectory: cacheDirectory,  // default: $XDG_CACHE_HOME/MediaAssets or ~/.cache/MediaAssets
+        diskSizeLimit: 256 << 20,  // default 512 MiB; least recently used entries go first
         retryPolicy: RetryPolicy(maxAttempts: 4),
-        maxResponseSize: 64 << 20        // larger responses fail and nothing is stored
+        maxResponseSize: 64 << 20  // larger responses fail and nothing is stored
     )
     configuration.memoryPartitions[.image] = MemoryCache.Limits(costLimit: 64 << 20, countLimit: 500)
     configuration.keyFactory = .removingQueryItems(["token", "signature", "expires"])

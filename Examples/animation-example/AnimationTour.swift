@@ -80,8 +80,9 @@ enum AnimationTour {
             let (archive, duration) = try await Formatting.timed { try await animations.dotLottie(for: url) }
             let parses = animations.statistics.parses - before.parses
             let ids = archive.animations.map(\.id).joined(separator: ", ")
-            print("  \(attempt.padding(toLength: 7, withPad: " ", startingAt: 0))animations \(ids), "
-                + "images \(archive.images.count), parses \(parses), \(Formatting.duration(duration))")
+            print(
+                "  \(attempt.padding(toLength: 7, withPad: " ", startingAt: 0))animations \(ids), "
+                    + "images \(archive.images.count), parses \(parses), \(Formatting.duration(duration))")
         }
     }
 

@@ -61,8 +61,9 @@ enum CustomBackendTour {
         print("   manager.entry(for: \(url.lastPathComponent), storageType: .custom(\"files\")):")
         table.print()
         let counts = files.callCounts
-        print("   calls the manager made: reads \(counts.reads) (hits \(counts.hits)), stores \(counts.stores), "
-            + "removes \(counts.removes)")
+        print(
+            "   calls the manager made: reads \(counts.reads) (hits \(counts.hits)), stores \(counts.stores), "
+                + "removes \(counts.removes)")
     }
 
     /// SQLite registered for `.disk`: `.hybrid(.image)` is then memory in front of SQLite.
@@ -78,16 +79,18 @@ enum CustomBackendTour {
 
         let requestsBefore = host.requestCount
         let entry = try await manager.entry(for: AssetRequest(url: url), storageType: .hybrid(.image))
-        print("   manager.entry(for: \(url.lastPathComponent), storageType: .hybrid(.image)): "
-            + "\(Formatting.bytes(entry.size)), "
-            + "origin requests +\(host.requestCount - requestsBefore)")
+        print(
+            "   manager.entry(for: \(url.lastPathComponent), storageType: .hybrid(.image)): "
+                + "\(Formatting.bytes(entry.size)), "
+                + "origin requests +\(host.requestCount - requestsBefore)")
         let inSQLite = try await sqlite.entry(forKey: key)
         print("   the same key read from SQLite directly: \(inSQLite.map { Formatting.bytes($0.size) } ?? "missing")")
 
         await manager.trimMemory()
         let requestsAfterTrim = host.requestCount
         let again = try await manager.entry(for: AssetRequest(url: url), storageType: .hybrid(.image))
-        print("   after trimMemory(), .hybrid(.image) again: \(Formatting.bytes(again.size)) from SQLite, "
-            + "origin requests +\(host.requestCount - requestsAfterTrim)")
+        print(
+            "   after trimMemory(), .hybrid(.image) again: \(Formatting.bytes(again.size)) from SQLite, "
+                + "origin requests +\(host.requestCount - requestsAfterTrim)")
     }
 }

@@ -99,14 +99,15 @@ final class DirectoryBackend: CacheBackend {
 
     func statistics() async -> CacheStatistics {
         let directory = directory
-        let sizes = (try? await perform { () -> [Int] in
-            let files = try FileManager.default.contentsOfDirectory(
-                at: directory, includingPropertiesForKeys: [.fileSizeKey]
-            )
-            return files.filter { $0.pathExtension == "entry" }.map {
-                (try? $0.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
-            }
-        }) ?? []
+        let sizes =
+            (try? await perform { () -> [Int] in
+                let files = try FileManager.default.contentsOfDirectory(
+                    at: directory, includingPropertiesForKeys: [.fileSizeKey]
+                )
+                return files.filter { $0.pathExtension == "entry" }.map {
+                    (try? $0.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
+                }
+            }) ?? []
         let counts = callCounts
         var statistics = CacheStatistics()
         statistics.hits = counts.hits

@@ -16,10 +16,12 @@ enum ImageUtilPart {
         let style = AvatarStyle.circle(diameter: 96, borderWidth: 2, borderColor: .white)
         let image = try await images.image(for: url, style: style)
         let after = await sqlite.statistics()
-        print("   images.image(for: \(url.lastPathComponent), style: .circle(diameter: 96, ...)): "
-            + "\(image.width)x\(image.height)")
-        print("   SQLite entries \(before.count) -> \(after.count) (the original and its styled variant), "
-            + "\(Formatting.bytes(after.bytes)) stored")
+        print(
+            "   images.image(for: \(url.lastPathComponent), style: .circle(diameter: 96, ...)): "
+                + "\(image.width)x\(image.height)")
+        print(
+            "   SQLite entries \(before.count) -> \(after.count) (the original and its styled variant), "
+                + "\(Formatting.bytes(after.bytes)) stored")
         print("   ImageUtil: \(images.statistics)")
     }
 }

@@ -30,8 +30,9 @@ await ExampleRun.main("custom-util-example", usage: usage, valueOptions: ["--cac
     defer { origin.stop() }
     let feed = Feed(title: "News", items: ["one", "two", "three"])
     origin.register("/feed.json", data: try JSONEncoder().encode(feed), contentType: "application/json")
-    origin.register("/live.json", data: try JSONEncoder().encode(feed), contentType: "application/json",
-                    cacheControl: "no-cache")
+    origin.register(
+        "/live.json", data: try JSONEncoder().encode(feed), contentType: "application/json",
+        cacheControl: "no-cache")
     origin.register("/broken.json", data: Data("{\"title\": 1".utf8), contentType: "application/json")
 
     func makeManager() throws -> AssetsManager {
@@ -54,8 +55,9 @@ await ExampleRun.main("custom-util-example", usage: usage, valueOptions: ["--cac
         for try await result in group { results.append(result) }
         return results
     }
-    print("five concurrent asks               \(concurrent.count) results, "
-          + "\(origin.requestCount(for: "/live.json")) origin request")
+    print(
+        "five concurrent asks               \(concurrent.count) results, "
+            + "\(origin.requestCount(for: "/live.json")) origin request")
     show("no-cache document, asked again", try await documents.document(at: origin.url(for: "/live.json")))
     do {
         _ = try await documents.document(at: origin.url(for: "/broken.json"))
@@ -70,7 +72,8 @@ await ExampleRun.main("custom-util-example", usage: usage, valueOptions: ["--cac
     let reopened = DocumentUtil<Feed>(manager: try makeManager())
     show("new manager, same directory", try await reopened.document(at: feedURL))
     print("\nstatistics   \(documents.statistics)")
-    print("origin requests  /feed.json \(origin.requestCount(for: "/feed.json")), "
-          + "/live.json \(origin.requestCount(for: "/live.json")) (one 304)")
+    print(
+        "origin requests  /feed.json \(origin.requestCount(for: "/feed.json")), "
+            + "/live.json \(origin.requestCount(for: "/live.json")) (one 304)")
     return 0
 }

@@ -24,18 +24,21 @@ enum Demo {
         let cachedAtStart = await manager.statistics()[.disk] ?? CacheStatistics()
 
         print("demo: images, a Lottie animation and a video through one AssetsManager")
-        print("  origin  \(host.origin.baseURL.absoluteString)  "
-            + "(embedded SampleOrigin, started anew each run, no network)")
+        print(
+            "  origin  \(host.origin.baseURL.absoluteString)  "
+                + "(embedded SampleOrigin, started anew each run, no network)")
         print("  cache   \(cacheDirectory.path)  (DiskCache, kept between runs)")
         if cachedAtStart.count == 0 {
             print("          empty: this run downloads everything; run the demo again to see it served from disk")
         } else {
-            print("          holds \(cachedAtStart.count) entries (\(Formatting.bytes(cachedAtStart.bytes))) "
-                + "from an earlier run: none of it is downloaded again")
+            print(
+                "          holds \(cachedAtStart.count) entries (\(Formatting.bytes(cachedAtStart.bytes))) "
+                    + "from an earlier run: none of it is downloaded again")
         }
         print("  output  \(outputDirectory.path)")
-        print("  media   \(media.avatars.count) portraits, \(media.animations.count) animations, "
-            + "a \(Formatting.bytes(videoByteCount)) byte stream, generated in \(Formatting.duration(generation))")
+        print(
+            "  media   \(media.avatars.count) portraits, \(media.animations.count) animations, "
+                + "a \(Formatting.bytes(videoByteCount)) byte stream, generated in \(Formatting.duration(generation))")
         print("")
 
         let phase = DemoPhase(manager: manager, host: host)

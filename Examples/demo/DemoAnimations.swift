@@ -26,13 +26,21 @@ enum DemoAnimations {
         }
         let after = animations.statistics
         let names = urls.map(\.lastPathComponent).joined(separator: ", ")
-        DemoPhase.report("Animation  (AnimationUtil, .hybrid(.lottie))", [
-            ("asked", "\(names), twice each, and the image asset confetti.json names (images/badge.png)"),
-            ("from", "network \(after.networkFetches - before.networkFetches), "
-                + "disk \(after.storageHits - before.storageHits), memory \(after.memoryHits - before.memoryHits)  "
-                + "(parses \(after.parses - before.parses))"),
-            ("served", "\(Formatting.bytes(served.json)) of parsed JSON, "
-                + "\(Formatting.bytes(served.assets)) of image asset"),
-        ] + lines)
+        DemoPhase.report(
+            "Animation  (AnimationUtil, .hybrid(.lottie))",
+            [
+                ("asked", "\(names), twice each, and the image asset confetti.json names (images/badge.png)"),
+                (
+                    "from",
+                    "network \(after.networkFetches - before.networkFetches), "
+                        + "disk \(after.storageHits - before.storageHits), memory \(after.memoryHits - before.memoryHits)  "
+                        + "(parses \(after.parses - before.parses))"
+                ),
+                (
+                    "served",
+                    "\(Formatting.bytes(served.json)) of parsed JSON, "
+                        + "\(Formatting.bytes(served.assets)) of image asset"
+                ),
+            ] + lines)
     }
 }

@@ -18,14 +18,22 @@ enum DemoImages {
         }
         let after = images.statistics
         let pixelBytes = loaded.reduce(0) { $0 + $1.cost }
-        DemoPhase.report("Images  (ImageUtil, .hybrid(.image))", [
-            ("asked", "\(rows.count) list rows: \(media.avatars.count) users x \(AvatarList.styles.count) styles, "
-                + "20 rows a page, each page concurrently"),
-            ("from", "network \(after.networkFetches - before.networkFetches), "
-                + "disk \(after.diskHits - before.diskHits), memory \(after.memoryHits - before.memoryHits)  "
-                + "(decodes \(after.decodes - before.decodes), renders \(after.renders - before.renders))"),
-            ("served", "\(loaded.count) images, \(Formatting.bytes(pixelBytes)) of pixels"),
-        ] + lines)
+        DemoPhase.report(
+            "Images  (ImageUtil, .hybrid(.image))",
+            [
+                (
+                    "asked",
+                    "\(rows.count) list rows: \(media.avatars.count) users x \(AvatarList.styles.count) styles, "
+                        + "20 rows a page, each page concurrently"
+                ),
+                (
+                    "from",
+                    "network \(after.networkFetches - before.networkFetches), "
+                        + "disk \(after.diskHits - before.diskHits), memory \(after.memoryHits - before.memoryHits)  "
+                        + "(decodes \(after.decodes - before.decodes), renders \(after.renders - before.renders))"
+                ),
+                ("served", "\(loaded.count) images, \(Formatting.bytes(pixelBytes)) of pixels"),
+            ] + lines)
         let distinct = media.avatars.count * AvatarList.styles.count
         return Array(zip(rows.prefix(distinct), loaded.prefix(distinct))).map { (row: $0.0, image: $0.1) }
     }

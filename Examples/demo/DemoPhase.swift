@@ -27,8 +27,11 @@ final class DemoPhase: Sendable {
         let downloaded = manager.fetchStatistics.bytesDownloaded
         let (value, duration) = try await Formatting.timed(body)
         let lines = [
-            ("origin", "\(host.requestCount - requests) requests, "
-                + "\(Formatting.bytes(manager.fetchStatistics.bytesDownloaded - downloaded)) downloaded"),
+            (
+                "origin",
+                "\(host.requestCount - requests) requests, "
+                    + "\(Formatting.bytes(manager.fetchStatistics.bytesDownloaded - downloaded)) downloaded"
+            ),
             ("time", Formatting.duration(duration)),
         ]
         return (value, lines)

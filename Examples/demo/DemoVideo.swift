@@ -29,14 +29,25 @@ enum DemoVideo {
         }
         bar.finish()
         let after = video.statistics
-        DemoPhase.report("Video  (VideoUtil, 1 MiB chunks in .disk)", [
-            ("asked", "\(Formatting.bytes(file.data.count)) synthetic byte stream (not a real video): "
-                + "play 0-8 MiB, seek to 16 MiB, play to 24 MiB"),
-            ("from", "network \(Formatting.bytes(after.bytesFetched - before.bytesFetched)) in "
-                + "\(after.rangeRequests - before.rangeRequests) range requests, "
-                + "cache \(Formatting.bytes(after.bytesServedFromCache - before.bytesServedFromCache))"),
-            ("served", "\(Formatting.bytes(served.bytes)), "
-                + (served.matches ? "every byte as the origin has it" : "MISMATCH")),
-        ] + lines)
+        DemoPhase.report(
+            "Video  (VideoUtil, 1 MiB chunks in .disk)",
+            [
+                (
+                    "asked",
+                    "\(Formatting.bytes(file.data.count)) synthetic byte stream (not a real video): "
+                        + "play 0-8 MiB, seek to 16 MiB, play to 24 MiB"
+                ),
+                (
+                    "from",
+                    "network \(Formatting.bytes(after.bytesFetched - before.bytesFetched)) in "
+                        + "\(after.rangeRequests - before.rangeRequests) range requests, "
+                        + "cache \(Formatting.bytes(after.bytesServedFromCache - before.bytesServedFromCache))"
+                ),
+                (
+                    "served",
+                    "\(Formatting.bytes(served.bytes)), "
+                        + (served.matches ? "every byte as the origin has it" : "MISMATCH")
+                ),
+            ] + lines)
     }
 }

@@ -20,7 +20,8 @@ await ExampleRun.main("demo", usage: usage, valueOptions: ["--cache", "--out"]) 
     let cacheDirectory = try ExampleDirectories.cache(
         option: arguments.value("--cache"), example: "demo", keepsDefault: true
     )
-    let outputDirectory = arguments.value("--out").map { URL(fileURLWithPath: $0, isDirectory: true) }
+    let outputDirectory =
+        arguments.value("--out").map { URL(fileURLWithPath: $0, isDirectory: true) }
         ?? ExampleDirectories.temporary("mediaassets-demo-output", isDirectory: true)
     try await Demo.run(cacheDirectory: cacheDirectory, outputDirectory: outputDirectory)
     return 0

@@ -18,13 +18,16 @@ enum AvatarListTour {
         let pngCount = media.avatars.filter(\.isPNG).count
         let portraitBytes = media.avatars.reduce(0) { $0 + $1.file.data.count }
         print("image-example: a contact list through ImageUtil (storage .hybrid(.image))")
-        print("  origin     \(host.origin.baseURL.absoluteString)  "
-            + "(embedded SampleOrigin, generated media, no network)")
+        print(
+            "  origin     \(host.origin.baseURL.absoluteString)  "
+                + "(embedded SampleOrigin, generated media, no network)")
         print("  cache      \(cacheDirectory.path)")
-        print("  portraits  \(media.avatars.count) users: \(media.avatars.count - pngCount) JPEG, \(pngCount) PNG with "
-            + "transparency, 512 to 1024 px, \(Formatting.bytes(portraitBytes))")
-        print("  list       \(rows.count) rows; row i shows user i % 40 + 1 in style "
-            + AvatarList.styles.map(\.name).joined(separator: ", ") + " by (i / 40) % 3")
+        print(
+            "  portraits  \(media.avatars.count) users: \(media.avatars.count - pngCount) JPEG, \(pngCount) PNG with "
+                + "transparency, 512 to 1024 px, \(Formatting.bytes(portraitBytes))")
+        print(
+            "  list       \(rows.count) rows; row i shows user i % 40 + 1 in style "
+                + AvatarList.styles.map(\.name).joined(separator: ", ") + " by (i / 40) % 3")
         print("")
 
         print("Scrolling: 20 rows a page, the rows of a page asked for concurrently")
@@ -47,9 +50,10 @@ enum AvatarListTour {
         }
         table.print()
         let totals = images.statistics
-        print("  totals: \(totals.networkFetches) downloads, \(totals.decodes) decodes, \(totals.renders) renders, "
-            + "\(totals.memoryHits) memory hits, \(totals.diskHits) disk hits, \(totals.failures) failures "
-            + "(origin requests: \(host.requestCount))")
+        print(
+            "  totals: \(totals.networkFetches) downloads, \(totals.decodes) decodes, \(totals.renders) renders, "
+                + "\(totals.memoryHits) memory hits, \(totals.diskHits) disk hits, \(totals.failures) failures "
+                + "(origin requests: \(host.requestCount))")
         print("")
 
         // Each user in each style once: rows 0..<120.
@@ -59,8 +63,9 @@ enum AvatarListTour {
         }
         guard let sheet = ContactSheet.compose(order.map { styled[$0] }, columns: 12) else { return }
         try ExampleDirectories.write(try ImageEncoder.png(sheet), to: output)
-        print("Contact sheet: \(styled.count) styled avatars (a user's three styles side by side), "
-            + "\(sheet.width)x\(sheet.height) PNG")
+        print(
+            "Contact sheet: \(styled.count) styled avatars (a user's three styles side by side), "
+                + "\(sheet.width)x\(sheet.height) PNG")
         print("  written to \(output.path)")
         print("")
         await StatisticsReport.print(manager: manager, utils: [("ImageUtil", images.statistics.description)])

@@ -52,13 +52,15 @@ enum ImageInspection {
         let fetches = manager.fetchStatistics
         print("image-example")
         print("  input   \(url.absoluteString)")
-        print("  format  \(header.format) \(header.width)x\(header.height)"
-            + (animation.isAnimated ? ", \(animation.frames.count) frames, loop \(animation.loopCount)" : ""))
+        print(
+            "  format  \(header.format) \(header.width)x\(header.height)"
+                + (animation.isAnimated ? ", \(animation.frames.count) frames, loop \(animation.loopCount)" : ""))
         print("  style   \(style.identifier)")
         print("  image   \(image.width)x\(image.height)\(image.hasTransparency ? ", with transparency" : "")")
         print("  time    \(Formatting.duration(duration))")
-        print("  bytes   \(Formatting.bytes(fetches.bytesDownloaded)) loaded, "
-            + "\(Formatting.bytes(fetches.bytesServedFromCache)) from cache")
+        print(
+            "  bytes   \(Formatting.bytes(fetches.bytesDownloaded)) loaded, "
+                + "\(Formatting.bytes(fetches.bytesServedFromCache)) from cache")
         print("  output  \(output.path) (\(format.rawValue), \(Formatting.bytes(encoded.count)))")
         if let framesDirectory { print("  frames  \(animation.frames.count) written to \(framesDirectory.path)") }
         print("  cache   \(cacheDirectory.path)")

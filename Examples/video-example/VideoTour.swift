@@ -30,8 +30,9 @@ enum VideoTour {
         print("  resource  \(url.path): \(Formatting.bytes(file.data.count)) synthetic byte stream, not a real video")
         print("  cache     \(cacheDirectory.path)")
         let info = try await video.contentInfo(for: url)
-        print("  contentInfo: \(info.length) bytes, \(info.contentType ?? "no content type") "
-            + "(its first request also cached chunk 0)")
+        print(
+            "  contentInfo: \(info.length) bytes, \(info.contentType ?? "no content type") "
+                + "(its first request also cached chunk 0)")
         print("")
 
         for pass in ["First play", "Replay (same ranges)"] {

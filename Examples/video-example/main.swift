@@ -46,7 +46,8 @@ await ExampleRun.main(
         return 0
     }
     if let input = arguments.inputs.first {
-        let output = arguments.value("--out").map { URL(fileURLWithPath: $0) }
+        let output =
+            arguments.value("--out").map { URL(fileURLWithPath: $0) }
             ?? ExampleDirectories.temporary("mediaassets-video-example.out")
         try await VideoDownload.run(
             input: input, rangeText: arguments.value("--range"), cacheDirectory: cacheDirectory, output: output

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MediaAssets
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -166,9 +167,10 @@ public final class SQLiteBackend: CacheBackend {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { [self] in
                 let result = Result { try store.withLock { try work($0) } }
-                continuation.resume(with: result.mapError { error -> any Error in
-                    error is AssetsError ? error : failure(Self.clause(error))
-                })
+                continuation.resume(
+                    with: result.mapError { error -> any Error in
+                        error is AssetsError ? error : failure(Self.clause(error))
+                    })
             }
         }
     }

@@ -59,7 +59,8 @@ public enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "\(path) is read-only (its permissions or its filesystem), and SQLiteBackend must write it. "
                 + "The file was left untouched; make it writable (chmod u+w) or choose another path."
         case .statementFailed(let path, let operation, let code, let message):
-            let advice = code & 0xFF == SQLITE_FULL
+            let advice =
+                code & 0xFF == SQLITE_FULL
                 ? " The filesystem is full: free space on it, or lower the size limit so the cache stays within it."
                 : ""
             return "SQLite failed to \(operation) in \(path): \(message) \(Self.describe(code)).\(advice)"

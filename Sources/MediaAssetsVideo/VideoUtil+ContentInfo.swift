@@ -1,8 +1,9 @@
 import Foundation
+import MediaAssets
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MediaAssets
 
 extension VideoUtil {
     /// Returns the length, type and validators of the video `request` names.

@@ -1,8 +1,9 @@
 import Foundation
+import MediaAssets
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MediaAssets
 
 extension VideoUtil {
     /// Fetches the chunks of `run` with one Range request, stores them, and returns them.

@@ -39,7 +39,8 @@ extension SampleOrigin {
             return send(plan, for: request, admission: admission, writer: writer)
         }
         if let gateTicket = admission.gateTicket,
-           !waitAtGate(path: admission.ticket.path, ticket: gateTicket) {
+            !waitAtGate(path: admission.ticket.path, ticket: gateTicket)
+        {
             return abandon(admission)
         }
         guard pause(for: admission.behavior.latency) else { return abandon(admission) }
@@ -115,8 +116,9 @@ extension SampleOrigin {
             )
             let ticket = state._admit(record)
             let gateTicket = behavior.gated ? state.gateReleases[key, default: 0] : nil
-            return Admission(ticket: ticket, behavior: behavior, injectsFailure: injectsFailure,
-                             gateTicket: gateTicket, resourceKey: key)
+            return Admission(
+                ticket: ticket, behavior: behavior, injectsFailure: injectsFailure,
+                gateTicket: gateTicket, resourceKey: key)
         }
     }
 

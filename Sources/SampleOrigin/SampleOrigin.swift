@@ -75,7 +75,8 @@ public final class SampleOrigin: Sendable {
         components.host = "127.0.0.1"
         components.port = port
         let pathPart = Self.normalized(String(parts.first ?? ""))
-        components.percentEncodedPath = pathPart.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+        components.percentEncodedPath =
+            pathPart.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
             ?? pathPart
         if parts.count == 2 { components.query = String(parts[1]) }
         return components.url ?? baseURL

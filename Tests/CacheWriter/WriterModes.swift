@@ -1,6 +1,7 @@
 import Foundation
 import MediaAssets
 import MediaAssetsSQLite
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,8 +70,9 @@ func runVerifier(_ arguments: WriterArguments) async throws -> Bool {
     }
     let statistics = await backend.statistics()
     if statistics.bytes > limit { failures.append("the cache holds \(statistics.bytes) bytes, over \(limit)") }
-    print("verified \(present + absent) keys: \(present) present, \(absent) absent, \(failures.count) failures; "
-        + "\(statistics.bytes) bytes of \(limit)")
+    print(
+        "verified \(present + absent) keys: \(present) present, \(absent) absent, \(failures.count) failures; "
+            + "\(statistics.bytes) bytes of \(limit)")
     for failure in failures.prefix(20) { print("  FAIL \(failure)") }
     return failures.isEmpty
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaAssetsAnimation
 
 @Suite("dotLottie archives")
@@ -11,9 +12,9 @@ struct DotLottieTests {
         LottieFixtures.minimal(
             layers: #"[{"ty":2,"ind":1,"refId":"image_0"},{"ty":2,"ind":2,"refId":"image_1"}]"#,
             assets: #"""
-            [{"id":"image_0","w":8,"h":8,"u":"\#(directory)","p":"img_0.png","e":0},
-             {"p":"missing.png","id":"image_1","u":"\#(directory)"}]
-            """#
+                [{"id":"image_0","w":8,"h":8,"u":"\#(directory)","p":"img_0.png","e":0},
+                 {"p":"missing.png","id":"image_1","u":"\#(directory)"}]
+                """#
         )
     }
 
@@ -45,10 +46,12 @@ struct DotLottieTests {
         let dotLottie = try DotLottie.read(writer.archive())
 
         // Then
-        #expect(dotLottie.manifest == DotLottieManifest(
-            version: "1.0", generator: "tests", author: "me",
-            animations: [.init(id: "hello"), .init(id: "shapes")], initialAnimationID: "hello"
-        ))
+        #expect(
+            dotLottie.manifest
+                == DotLottieManifest(
+                    version: "1.0", generator: "tests", author: "me",
+                    animations: [.init(id: "hello"), .init(id: "shapes")], initialAnimationID: "hello"
+                ))
         #expect(dotLottie.manifest.isVersion2 == false)
         #expect(dotLottie.animations.map(\.id) == ["hello", "shapes"])
         #expect(dotLottie.animation(withID: "shapes") == (try LottieFixtures.parse(LottieFixtures.shapes)))
@@ -131,10 +134,11 @@ struct DotLottieTests {
         var writer = TestZipWriter()
         writer.add("manifest.json", text: #"{"animations":[]}"#)
         let tiny = Data(count: 1024)
-        writer.add(.init(
-            name: "images/huge.png", contents: tiny, declaredUncompressedSize: 300 * 1024 * 1024,
-            compressedOverride: TestZipWriter.deflate(tiny) + Data(count: 2 * 1024 * 1024)
-        ))
+        writer.add(
+            .init(
+                name: "images/huge.png", contents: tiny, declaredUncompressedSize: 300 * 1024 * 1024,
+                compressedOverride: TestZipWriter.deflate(tiny) + Data(count: 2 * 1024 * 1024)
+            ))
 
         // When
         let error = readError(writer.archive())
@@ -151,9 +155,10 @@ struct DotLottieTests {
         // Given
         var writer = TestZipWriter()
         writer.add("manifest.json", text: #"{"animations":[]}"#)
-        writer.add(.init(
-            name: "images/liar.png", contents: Data(count: 4 * 1024 * 1024), declaredUncompressedSize: 1000
-        ))
+        writer.add(
+            .init(
+                name: "images/liar.png", contents: Data(count: 4 * 1024 * 1024), declaredUncompressedSize: 1000
+            ))
 
         // When
         let error = readError(writer.archive())
@@ -170,14 +175,18 @@ struct DotLottieTests {
         writer.add(.init(name: "images/short.png", contents: png, declaredUncompressedSize: png.count + 5))
 
         // When / Then
-        #expect(readError(writer.archive()) == .sizeMismatch(
-            entry: "images/short.png", declared: png.count + 5, actual: png.count
-        ))
+        #expect(
+            readError(writer.archive())
+                == .sizeMismatch(
+                    entry: "images/short.png", declared: png.count + 5, actual: png.count
+                ))
     }
 
-    @Test("paths that could escape the archive are refused", arguments: [
-        "../evil.json", "images/../../evil.png", "/etc/passwd", "images\\evil.png", "C:/evil.png", "a/..", "",
-    ])
+    @Test(
+        "paths that could escape the archive are refused",
+        arguments: [
+            "../evil.json", "images/../../evil.png", "/etc/passwd", "images\\evil.png", "C:/evil.png", "a/..", "",
+        ])
     func pathEscape(name: String) {
         // Given
         var writer = TestZipWriter()
@@ -199,9 +208,11 @@ struct DotLottieTests {
         let error = readError(writer.archive())
 
         // Then
-        #expect(error == .checksumMismatch(
-            entry: "images/a.png", expected: 0xDEAD_BEEF, actual: TestZipWriter.crc32(png)
-        ))
+        #expect(
+            error
+                == .checksumMismatch(
+                    entry: "images/a.png", expected: 0xDEAD_BEEF, actual: TestZipWriter.crc32(png)
+                ))
     }
 
     @Test("corrupt deflate data, unknown methods and duplicates are refused")
@@ -241,9 +252,12 @@ struct DotLottieTests {
         // When / Then
         #expect(readError(noManifest.archive()) == .missingManifest)
         #expect(readError(missingAnimation.archive()) == .missingAnimation(id: "ghost"))
-        #expect(readError(badManifest.archive()) == .invalidManifest(.invalid(
-            path: "$.animations[0].id", reason: "missing required key (the animation identifier)"
-        )))
+        #expect(
+            readError(badManifest.archive())
+                == .invalidManifest(
+                    .invalid(
+                        path: "$.animations[0].id", reason: "missing required key (the animation identifier)"
+                    )))
         guard case .invalidAnimation("bad", .invalid("$.fr", _))? = readError(badAnimation.archive()) else {
             Issue.record("an invalid animation should name its id and path")
             return
@@ -261,9 +275,11 @@ struct DotLottieTests {
 
         // When / Then
         #expect(readError(archive, options: .init(maximumEntryCount: 2)) == .tooManyEntries(count: 3, limit: 2))
-        #expect(readError(archive, options: .init(maximumArchiveSize: 10)) == .archiveTooLarge(
-            size: archive.count, limit: 10
-        ))
+        #expect(
+            readError(archive, options: .init(maximumArchiveSize: 10))
+                == .archiveTooLarge(
+                    size: archive.count, limit: 10
+                ))
     }
 
     @Test("non-zip bytes and every truncation of an archive throw, never crash")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaAssetsAnimation
 
 @Suite("Lottie hostile input")
@@ -9,32 +10,34 @@ struct LottieHostileInputTests {
         return offset
     }
 
-    @Test("malformed JSON reports the byte offset", arguments: [
-        (#"{"w":1,}"#, 7),
-        (#"{"w" 1}"#, 5),
-        (#"{"w":01}"#, 6),
-        (#"{"w":1 "h":2}"#, 7),
-        (#"{"w":-}"#, 6),
-        (#"{"w":1.}"#, 7),
-        (#"{"w":1e}"#, 7),
-        (#"{"w":tru}"#, 5),
-        (#"{"w":nul}"#, 5),
-        (#"{"w":[1,2,]}"#, 10),
-        (#"{"w":{"a":1,"b"}}"#, 15),
-        (#"{"w":{1:2}}"#, 6),
-        (#"{"nm":"a\x"}"#, 8),
-        (#"{"nm":"\u12G4"}"#, 7),
-        (#"{"nm":"\uD800"}"#, 7),
-        (#"{"nm":"\uDC00\uD800"}"#, 7),
-        (#"{"zz":"\q"}"#, 7),
-        (#"{"w":1} {"#, 8),
-        (#"{"w":1}]"#, 7),
-        (#"@"#, 0),
-        (#"   "#, 3),
-        (#"{"nm":"abc"#, 10),
-        (#"{"zz":"abc"#, 10),
-        (#"{"w":[[[1]]"#, 11),
-    ])
+    @Test(
+        "malformed JSON reports the byte offset",
+        arguments: [
+            (#"{"w":1,}"#, 7),
+            (#"{"w" 1}"#, 5),
+            (#"{"w":01}"#, 6),
+            (#"{"w":1 "h":2}"#, 7),
+            (#"{"w":-}"#, 6),
+            (#"{"w":1.}"#, 7),
+            (#"{"w":1e}"#, 7),
+            (#"{"w":tru}"#, 5),
+            (#"{"w":nul}"#, 5),
+            (#"{"w":[1,2,]}"#, 10),
+            (#"{"w":{"a":1,"b"}}"#, 15),
+            (#"{"w":{1:2}}"#, 6),
+            (#"{"nm":"a\x"}"#, 8),
+            (#"{"nm":"\u12G4"}"#, 7),
+            (#"{"nm":"\uD800"}"#, 7),
+            (#"{"nm":"\uDC00\uD800"}"#, 7),
+            (#"{"zz":"\q"}"#, 7),
+            (#"{"w":1} {"#, 8),
+            (#"{"w":1}]"#, 7),
+            (#"@"#, 0),
+            (#"   "#, 3),
+            (#"{"nm":"abc"#, 10),
+            (#"{"zz":"abc"#, 10),
+            (#"{"w":[[[1]]"#, 11),
+        ])
     func malformed(json: String, offset: Int) {
         #expect(malformedOffset(json) == offset)
     }
@@ -46,9 +49,11 @@ struct LottieHostileInputTests {
         let invalidUTF8 = Data(#"{"nm":"a"#.utf8) + Data([0xFF, 0xFE]) + Data(#""}"#.utf8)
 
         // When / Then
-        #expect(LottieFixtures.error(control) == .malformedJSON(
-            offset: 8, reason: "unescaped control character byte 0x1 in a string"
-        ))
+        #expect(
+            LottieFixtures.error(control)
+                == .malformedJSON(
+                    offset: 8, reason: "unescaped control character byte 0x1 in a string"
+                ))
         guard case .malformedJSON(7, _)? = LottieFixtures.error(invalidUTF8) else {
             Issue.record("invalid UTF-8 in a kept string should be malformed at the string's first content byte")
             return
@@ -160,9 +165,11 @@ struct LottieHostileInputTests {
 
         // When / Then
         // The limit counts across lists: the fourth layer is the second of the precomposition.
-        #expect(LottieFixtures.error(nestedLayers, options: options) == .tooManyElements(
-            path: "$.assets[0].layers", limit: 3
-        ))
+        #expect(
+            LottieFixtures.error(nestedLayers, options: options)
+                == .tooManyElements(
+                    path: "$.assets[0].layers", limit: 3
+                ))
         #expect(LottieFixtures.error(assets, options: options) == .tooManyElements(path: "$.assets", limit: 1))
         #expect(LottieFixtures.error(markers, options: options) == .tooManyElements(path: "$.markers", limit: 1))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaAssetsAnimation
 
 @Suite("Lottie model")
@@ -21,14 +22,16 @@ struct LottieModelTests {
         #expect(animation.height == 256)
         #expect(animation.name == "Shapes")
         #expect(animation.is3D == false)
-        #expect(animation.layers == [
-            LottieLayer(type: .null, name: "Controller", index: 1, inPoint: 0, outPoint: 90),
-            LottieLayer(type: .shape, name: "Circle", index: 2, parent: 1, inPoint: 0, outPoint: 90),
-        ])
-        #expect(animation.markers == [
-            LottieMarker(comment: "intro", time: 0, duration: 30),
-            LottieMarker(comment: "outro", time: 60, duration: 30.5),
-        ])
+        #expect(
+            animation.layers == [
+                LottieLayer(type: .null, name: "Controller", index: 1, inPoint: 0, outPoint: 90),
+                LottieLayer(type: .shape, name: "Circle", index: 2, parent: 1, inPoint: 0, outPoint: 90),
+            ])
+        #expect(
+            animation.markers == [
+                LottieMarker(comment: "intro", time: 0, duration: 30),
+                LottieMarker(comment: "outro", time: 60, duration: 30.5),
+            ])
         #expect(animation.assets.isEmpty)
         #expect(animation.hasFonts == false)
         #expect(animation.data == Data(json.utf8))
@@ -47,13 +50,14 @@ struct LottieModelTests {
         #expect(animation.is3D)
         #expect(animation.layers.map(\.type) == [.precomposition, .image, .text])
         #expect(animation.layers[0].referenceID == "comp_0")
-        #expect(animation.imageAssets == [
-            LottieImageAsset(id: "image_0", width: 64, height: 32, directory: "images/", path: "img_0.png"),
-            LottieImageAsset(
-                id: "image_1", width: 1, height: 1, directory: "", path: "data:image/png;base64,iVBORw0KGgo=",
-                isEmbedded: true
-            ),
-        ])
+        #expect(
+            animation.imageAssets == [
+                LottieImageAsset(id: "image_0", width: 64, height: 32, directory: "images/", path: "img_0.png"),
+                LottieImageAsset(
+                    id: "image_1", width: 1, height: 1, directory: "", path: "data:image/png;base64,iVBORw0KGgo=",
+                    isEmbedded: true
+                ),
+            ])
         let precompositions = animation.precompositions
         #expect(precompositions.map(\.id) == ["comp_0", "comp_1"])
         #expect(precompositions[0].name == "Inner")
@@ -120,11 +124,13 @@ struct LottieModelTests {
         #expect(animation.markers == [LottieMarker(comment: nil, time: 5, duration: 0)])
     }
 
-    @Test("duration and frame count come from ip, op and fr", arguments: [
-        (30.0, 0.0, 90.0, 3.0, 90),
-        (24.0, 10.0, 70.5, 60.5 / 24.0, 61),
-        (60.0, -30.0, 30.0, 1.0, 60),
-    ])
+    @Test(
+        "duration and frame count come from ip, op and fr",
+        arguments: [
+            (30.0, 0.0, 90.0, 3.0, 90),
+            (24.0, 10.0, 70.5, 60.5 / 24.0, 61),
+            (60.0, -30.0, 30.0, 1.0, 60),
+        ])
     func durationAndFrames(frameRate: Double, inPoint: Double, outPoint: Double, seconds: Double, frames: Int) throws {
         // Given
         let json = #"{"fr":\#(frameRate),"ip":\#(inPoint),"op":\#(outPoint),"w":1,"h":1,"layers":[]}"#
@@ -141,10 +147,10 @@ struct LottieModelTests {
     func externalImageURLs() throws {
         // Given
         let assets = #"""
-        [{"id":"a","u":"images/","p":"img_0.png"},{"id":"b","u":"/static/","p":"b.png"},
-         {"id":"c","p":"https://other.example.com/c.png"},{"id":"d","u":"images/","p":"my image.png"},
-         {"id":"e","p":"data:image/png;base64,AAAA","e":1},{"id":"f","u":"images/","p":"img_0.png"}]
-        """#
+            [{"id":"a","u":"images/","p":"img_0.png"},{"id":"b","u":"/static/","p":"b.png"},
+             {"id":"c","p":"https://other.example.com/c.png"},{"id":"d","u":"images/","p":"my image.png"},
+             {"id":"e","p":"data:image/png;base64,AAAA","e":1},{"id":"f","u":"images/","p":"img_0.png"}]
+            """#
         let animation = try LottieFixtures.parse(LottieFixtures.minimal(assets: assets))
         let base = try #require(URL(string: "https://cdn.example.com/anims/hero.json"))
 
@@ -152,12 +158,13 @@ struct LottieModelTests {
         let urls = animation.externalImageURLs(relativeTo: base).map(\.absoluteString)
 
         // Then
-        #expect(urls == [
-            "https://cdn.example.com/anims/images/img_0.png",
-            "https://cdn.example.com/static/b.png",
-            "https://other.example.com/c.png",
-            "https://cdn.example.com/anims/images/my%20image.png",
-        ])
+        #expect(
+            urls == [
+                "https://cdn.example.com/anims/images/img_0.png",
+                "https://cdn.example.com/static/b.png",
+                "https://other.example.com/c.png",
+                "https://cdn.example.com/anims/images/my%20image.png",
+            ])
     }
 
     @Test("strings decode every escape, including surrogate pairs")

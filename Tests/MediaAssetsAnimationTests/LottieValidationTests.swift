@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaAssetsAnimation
 
 @Suite("Lottie validation")
@@ -41,21 +42,23 @@ struct LottieValidationTests {
         #expect(error?.description == "Invalid Lottie animation at $.w: expected a number, found a string")
     }
 
-    @Test("wrong types deep in the document name their path", arguments: [
-        (#"{"fr":30,"ip":0,"op":60,"w":1,"h":1,"layers":{}}"#, "$.layers"),
-        (LottieFixtures.minimal(layers: #"[{"ty":4},{"ty":"shape"}]"#), "$.layers[1].ty"),
-        (LottieFixtures.minimal(layers: #"[{"ty":4,"ind":1.5}]"#), "$.layers[0].ind"),
-        (LottieFixtures.minimal(layers: #"[{"ty":4,"nm":7}]"#), "$.layers[0].nm"),
-        (LottieFixtures.minimal(layers: #"[4]"#), "$.layers[0]"),
-        (LottieFixtures.minimal(assets: #"[{"id":"a","p":false}]"#), "$.assets[0].p"),
-        (
-            LottieFixtures.minimal(assets: #"[{"id":"a","layers":[{"ty":3,"parent":"x"}]}]"#),
-            "$.assets[0].layers[0].parent"
-        ),
-        (LottieFixtures.minimal(extra: #","markers":[{"tm":"late"}]"#), "$.markers[0].tm"),
-        (LottieFixtures.minimal(extra: #","fonts":{"list":3}"#), "$.fonts.list"),
-        (LottieFixtures.minimal(extra: #","ddd":"yes""#), "$.ddd"),
-    ])
+    @Test(
+        "wrong types deep in the document name their path",
+        arguments: [
+            (#"{"fr":30,"ip":0,"op":60,"w":1,"h":1,"layers":{}}"#, "$.layers"),
+            (LottieFixtures.minimal(layers: #"[{"ty":4},{"ty":"shape"}]"#), "$.layers[1].ty"),
+            (LottieFixtures.minimal(layers: #"[{"ty":4,"ind":1.5}]"#), "$.layers[0].ind"),
+            (LottieFixtures.minimal(layers: #"[{"ty":4,"nm":7}]"#), "$.layers[0].nm"),
+            (LottieFixtures.minimal(layers: #"[4]"#), "$.layers[0]"),
+            (LottieFixtures.minimal(assets: #"[{"id":"a","p":false}]"#), "$.assets[0].p"),
+            (
+                LottieFixtures.minimal(assets: #"[{"id":"a","layers":[{"ty":3,"parent":"x"}]}]"#),
+                "$.assets[0].layers[0].parent"
+            ),
+            (LottieFixtures.minimal(extra: #","markers":[{"tm":"late"}]"#), "$.markers[0].tm"),
+            (LottieFixtures.minimal(extra: #","fonts":{"list":3}"#), "$.fonts.list"),
+            (LottieFixtures.minimal(extra: #","ddd":"yes""#), "$.ddd"),
+        ])
     func nestedWrongTypes(json: String, path: String) {
         #expect(invalidPath(json) == path)
     }
@@ -78,9 +81,12 @@ struct LottieValidationTests {
         let error = LottieFixtures.error(json)
 
         // Then
-        #expect(error == .invalid(
-            path: "$.op", reason: "the out point (\(Double(value) ?? 0)) must be greater than the in point (60.0)"
-        ))
+        #expect(
+            error
+                == .invalid(
+                    path: "$.op",
+                    reason: "the out point (\(Double(value) ?? 0)) must be greater than the in point (60.0)"
+                ))
     }
 
     @Test("a negative size is refused")
@@ -100,9 +106,11 @@ struct LottieValidationTests {
         )
 
         // When / Then
-        #expect(LottieFixtures.error(topLevel) == .invalid(
-            path: "$.layers[2].parent", reason: "no layer in this list has ind 9"
-        ))
+        #expect(
+            LottieFixtures.error(topLevel)
+                == .invalid(
+                    path: "$.layers[2].parent", reason: "no layer in this list has ind 9"
+                ))
         #expect(invalidPath(inPrecomposition) == "$.assets[0].layers[1].parent")
     }
 
@@ -129,9 +137,11 @@ struct LottieValidationTests {
         let imageToPrecomp = LottieFixtures.minimal(layers: #"[{"ty":0,"refId":"img"}]"#, assets: assets)
 
         // When / Then
-        #expect(LottieFixtures.error(missing) == .invalid(
-            path: "$.layers[1].refId", reason: #"no asset has id "nope""#
-        ))
+        #expect(
+            LottieFixtures.error(missing)
+                == .invalid(
+                    path: "$.layers[1].refId", reason: #"no asset has id "nope""#
+                ))
         #expect(invalidPath(absent) == "$.layers[0].refId")
         #expect(invalidPath(wrongKind) == "$.layers[0].refId")
         #expect(invalidPath(imageToPrecomp) == "$.layers[0].refId")
@@ -140,7 +150,8 @@ struct LottieValidationTests {
     @Test("precompositions that render themselves are refused")
     func precompositionCycle() {
         // Given
-        let assets = #"[{"id":"a","layers":[{"ty":0,"refId":"b"}]},"#
+        let assets =
+            #"[{"id":"a","layers":[{"ty":0,"refId":"b"}]},"#
             + #"{"id":"b","layers":[{"ty":4},{"ty":0,"refId":"a"}]}]"#
 
         // When / Then
@@ -158,9 +169,11 @@ struct LottieValidationTests {
         let noPathError = LottieFixtures.error(noPath)
 
         // Then
-        #expect(noPathError == .invalid(
-            path: "$.assets[1].p", reason: "missing required key (an image asset needs a path)"
-        ))
+        #expect(
+            noPathError
+                == .invalid(
+                    path: "$.assets[1].p", reason: "missing required key (an image asset needs a path)"
+                ))
         #expect(noPathError?.description.contains("$.assets[1].p") == true)
         #expect(invalidPath(noIdentifier) == "$.assets[0].id")
         #expect(invalidPath(duplicate) == "$.assets[1].id")
@@ -173,9 +186,11 @@ struct LottieValidationTests {
 
     @Test("the root must be an object")
     func rootKind() {
-        #expect(LottieFixtures.error("[1,2]") == .invalid(
-            path: "$", reason: "the root must be an object, found an array"
-        ))
+        #expect(
+            LottieFixtures.error("[1,2]")
+                == .invalid(
+                    path: "$", reason: "the root must be an object, found an array"
+                ))
         #expect(invalidPath(#""text""#) == "$")
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsSQLite
 import Testing
+
+@testable import MediaAssetsSQLite
 
 @Suite("SQLiteBackend access-time batches")
 struct SQLiteAccessTimeTests {

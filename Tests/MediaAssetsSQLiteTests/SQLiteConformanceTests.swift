@@ -1,8 +1,9 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsSQLite
 import TestSupport
 import Testing
+
+@testable import MediaAssetsSQLite
 
 /// The shared conformance suite, unchanged, over a SQLite file in the fixture's temporary directory.
 @Suite("SQLiteBackend conformance")

@@ -1,8 +1,9 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsSQLite
 import TestSupport
 import Testing
+
+@testable import MediaAssetsSQLite
 
 @Suite("SQLiteBackend failed writes")
 struct SQLiteFailureTests {

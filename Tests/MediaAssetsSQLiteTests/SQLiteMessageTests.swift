@@ -1,8 +1,9 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsSQLite
 import TestSupport
 import Testing
+
+@testable import MediaAssetsSQLite
 
 /// What a person reads when the SQLite backend cannot do its work: what failed, where, what to do.
 @Suite("SQLiteBackend messages")

@@ -1,8 +1,9 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsSQLite
 import TestSupport
 import Testing
+
+@testable import MediaAssetsSQLite
 
 /// Several processes of the `cache-writer` helper on one SQLite file at once.
 @Suite(
@@ -17,10 +18,12 @@ struct SQLiteMultiProcessTests {
         try await withThrowingTaskGroup(of: HelperProcess.Outcome.self) { group in
             for writer in 0..<Self.writers {
                 group.addTask {
-                    try await HelperProcess.run("cache-writer", [
-                        "write", "--backend", "sqlite", "--path", file.url.path, "--writer", "\(writer)",
-                        "--keys", "\(Self.keys)", "--size-limit", "\(sizeLimit)", "--rounds", "\(rounds)",
-                    ])
+                    try await HelperProcess.run(
+                        "cache-writer",
+                        [
+                            "write", "--backend", "sqlite", "--path", file.url.path, "--writer", "\(writer)",
+                            "--keys", "\(Self.keys)", "--size-limit", "\(sizeLimit)", "--rounds", "\(rounds)",
+                        ])
                 }
             }
             for try await outcome in group { #expect(outcome.status == 0, "\(outcome.output)") }
@@ -30,10 +33,12 @@ struct SQLiteMultiProcessTests {
     private func verify(
         _ file: SQLiteTestFile, sizeLimit: Int, requireAll: Bool
     ) async throws -> HelperProcess.Outcome {
-        try await HelperProcess.run("cache-writer", [
-            "verify", "--backend", "sqlite", "--path", file.url.path, "--writers", "\(Self.writers)",
-            "--keys", "\(Self.keys)", "--size-limit", "\(sizeLimit)",
-        ] + (requireAll ? ["--require-all"] : []))
+        try await HelperProcess.run(
+            "cache-writer",
+            [
+                "verify", "--backend", "sqlite", "--path", file.url.path, "--writers", "\(Self.writers)",
+                "--keys", "\(Self.keys)", "--size-limit", "\(sizeLimit)",
+            ] + (requireAll ? ["--require-all"] : []))
     }
 
     @Test func everyValueWrittenByFourProcessesReadsBack() async throws {

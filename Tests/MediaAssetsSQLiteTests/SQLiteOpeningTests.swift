@@ -1,8 +1,9 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsSQLite
 import TestSupport
 import Testing
+
+@testable import MediaAssetsSQLite
 
 /// Opening a file that is not ours throws a typed error and leaves the file byte for byte as it was.
 @Suite("SQLiteBackend opening foreign and damaged files")
@@ -150,7 +151,9 @@ struct SQLiteOpeningTests {
 
         // When it is opened, then SQLite's failure is reported with the path
         let error = #expect(throws: SQLiteError.self) { try file.open() }
-        if case .cannotOpen(let path, _, _) = error { #expect(path == file.url.path) } else {
+        if case .cannotOpen(let path, _, _) = error {
+            #expect(path == file.url.path)
+        } else {
             Issue.record("expected .cannotOpen, got \(String(describing: error))")
         }
     }

@@ -1,7 +1,8 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsSQLite
 import TestSupport
+
+@testable import MediaAssetsSQLite
 
 /// A database file in a fresh temporary directory, with a clock the test moves by hand.
 struct SQLiteTestFile {

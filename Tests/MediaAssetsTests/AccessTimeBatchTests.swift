@@ -1,6 +1,7 @@
 import Foundation
-@testable import MediaAssets
 import Testing
+
+@testable import MediaAssets
 
 @Suite("AccessTimeBatch")
 struct AccessTimeBatchTests {

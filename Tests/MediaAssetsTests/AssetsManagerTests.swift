@@ -111,7 +111,9 @@ struct AssetsManagerTests {
         try await manager.store(entry, forKey: "styled", storageType: .hybrid(.image))
 
         // The memory partition holds the decoded object; the disk holds the bytes only.
-        #expect(try await manager.cachedEntry(forKey: "styled", storageType: .lru(.image))?.decoded?.value as? String == "decoded bitmap")
+        #expect(
+            try await manager.cachedEntry(forKey: "styled", storageType: .lru(.image))?.decoded?.value as? String
+                == "decoded bitmap")
         let diskEntry = try #require(try await manager.cachedEntry(forKey: "styled", storageType: .disk))
         #expect(diskEntry.decoded == nil && diskEntry.data == Data("png".utf8))
 
@@ -129,7 +131,9 @@ struct AssetsManagerTests {
         defer { directory.remove() }
         let clock = TestClock()
         let manager = try makeManager(directory, clock: clock)
-        try await manager.store(CacheEntry(data: Data([1]), metadata: .init(expires: clock.date + 10)), forKey: "short", storageType: .hybrid(.image))
+        try await manager.store(
+            CacheEntry(data: Data([1]), metadata: .init(expires: clock.date + 10)), forKey: "short",
+            storageType: .hybrid(.image))
         try await manager.store(CacheEntry(data: Data([2])), forKey: "long", storageType: .hybrid(.image))
         clock.advance(by: 20)
         try await manager.removeExpired()

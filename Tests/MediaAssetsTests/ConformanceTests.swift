@@ -1,7 +1,8 @@
 import Foundation
-@testable import MediaAssets
 import TestSupport
 import Testing
+
+@testable import MediaAssets
 
 /// The shared conformance suite over every backend the core ships, plus one written as an app would.
 @Suite("Backend conformance")

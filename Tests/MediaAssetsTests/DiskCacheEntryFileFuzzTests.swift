@@ -1,7 +1,8 @@
 import Foundation
-@testable import MediaAssets
 import TestSupport
 import Testing
+
+@testable import MediaAssets
 
 /// Deterministic mutations of real entry files through `fuzzDiskEntryFile`, which must not crash.
 @Suite("DiskCache entry-file parser under mutation")

@@ -1,7 +1,8 @@
 import Foundation
-@testable import MediaAssets
 import TestSupport
 import Testing
+
+@testable import MediaAssets
 
 @Suite("DiskCache in a read-only directory", .enabled(if: ImmutableFlag.isAvailable, ImmutableFlag.requirement))
 struct DiskCacheReadOnlyTests {

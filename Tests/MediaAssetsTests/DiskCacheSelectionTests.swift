@@ -1,7 +1,8 @@
 import Foundation
-@testable import MediaAssets
 import TestSupport
 import Testing
+
+@testable import MediaAssets
 
 @Suite("DiskCache batch removal")
 struct DiskCacheSelectionTests {

@@ -1,7 +1,8 @@
 import Foundation
-@testable import MediaAssets
 import TestSupport
 import Testing
+
+@testable import MediaAssets
 
 @Suite("DiskCache")
 struct DiskCacheTests {
@@ -15,7 +16,8 @@ struct DiskCacheTests {
 
     private func onDiskBytes(_ directory: URL) throws -> Int {
         try entryFiles(in: directory).reduce(0) { total, name in
-            let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: directory.appendingPathComponent(name).path)
             return total + ((attributes[.size] as? Int) ?? 0)
         }
     }
@@ -27,7 +29,8 @@ struct DiskCacheTests {
         let metadata = CacheMetadata(etag: "\"v1\"", contentType: "image/jpeg")
         let first = try DiskCache(directory: directory.url)
         for index in 0..<50 {
-            try await first.store(CacheEntry(data: Data("entry \(index)".utf8), metadata: metadata), forKey: CacheKey("k\(index)"))
+            try await first.store(
+                CacheEntry(data: Data("entry \(index)".utf8), metadata: metadata), forKey: CacheKey("k\(index)"))
         }
         await first.close()
 
@@ -55,7 +58,9 @@ struct DiskCacheTests {
         _ = try DiskCache(directory: directory.url)
     }
 
-    @Test(arguments: ["flip a body byte", "flip a header byte", "truncate", "wrong magic", "empty file", "swap in another key's file"])
+    @Test(arguments: [
+        "flip a body byte", "flip a header byte", "truncate", "wrong magic", "empty file", "swap in another key's file",
+    ])
     func corruptFileIsAMissAndIsRemoved(damage: String) async throws {
         // Given two stored entries
         let directory = try TemporaryDirectory()
@@ -175,7 +180,8 @@ struct DiskCacheTests {
         // Given a cache holding five 10 KiB entries, of which the oldest was just read
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let cache = try DiskCache(configuration: .init(directory: directory.url, sizeLimit: 60_000, lowWaterFraction: 0.9))
+        let cache = try DiskCache(
+            configuration: .init(directory: directory.url, sizeLimit: 60_000, lowWaterFraction: 0.9))
         for index in 0..<5 {
             try await cache.store(CacheEntry(data: Data(count: 10_000)), forKey: CacheKey("e\(index)"))
         }

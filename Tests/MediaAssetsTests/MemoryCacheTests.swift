@@ -98,7 +98,8 @@ struct MemoryCacheTests {
         let cache = MemoryCache(limits: .init(costLimit: 10_000), now: clock.now)
         for index in 0..<10 {
             let expires: Date? = index.isMultiple(of: 2) ? clock.date + 10 : nil
-            cache.store(CacheEntry(data: Data(count: 100), metadata: .init(expires: expires)), forKey: CacheKey("\(index)"))
+            cache.store(
+                CacheEntry(data: Data(count: 100), metadata: .init(expires: expires)), forKey: CacheKey("\(index)"))
         }
         clock.advance(by: 11)
         cache.removeExpired()

@@ -21,11 +21,13 @@ struct ThreadSafetyTests {
                         switch Int.random(in: 0..<10, using: &generator) {
                         case 0..<4:
                             let size = Int.random(in: 0..<2_048, using: &generator)
-                            try await backend.store(CacheEntry(data: Data(repeating: UInt8(size % 251), count: size)), forKey: key)
+                            try await backend.store(
+                                CacheEntry(data: Data(repeating: UInt8(size % 251), count: size)), forKey: key)
                             stores += 1
                         case 4..<9:
                             if let data = try await backend.entry(forKey: key)?.data {
-                                #expect(data.allSatisfy { $0 == UInt8(data.count % 251) }, "a read returned mixed bytes")
+                                #expect(
+                                    data.allSatisfy { $0 == UInt8(data.count % 251) }, "a read returned mixed bytes")
                             }
                             reads += 1
                         default:
@@ -35,7 +37,9 @@ struct ThreadSafetyTests {
                     return (reads, stores)
                 }
             }
-            return try await group.reduce(into: (0, 0)) { $0.0 += $1.0; $0.1 += $1.1 }
+            return try await group.reduce(into: (0, 0)) {
+                $0.0 += $1.0; $0.1 += $1.1
+            }
         }
     }
 

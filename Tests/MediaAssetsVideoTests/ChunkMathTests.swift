@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import MediaAssets
+import Testing
+
 @testable import MediaAssetsVideo
 
 @Suite struct ChunkMathTests {
@@ -61,7 +62,8 @@ import MediaAssets
 @Suite("Video validators")
 struct VideoValidatorTests {
     private func response(_ headers: [String: String]) -> DataResponse {
-        DataResponse(url: URL(string: "https://cdn.example.com/v.mp4")!, statusCode: 206, headers: headers, data: Data())
+        DataResponse(
+            url: URL(string: "https://cdn.example.com/v.mp4")!, statusCode: 206, headers: headers, data: Data())
     }
 
     @Test func a206OfAnotherVersionIsNotSpliced() {
@@ -74,6 +76,7 @@ struct VideoValidatorTests {
         #expect(!VideoUtil.validatorsDiffer(response(["ETag": "\"v1\""]), from: weak), "weak comparison")
         #expect(VideoUtil.validatorsDiffer(response(["ETag": "W/\"v2\""]), from: weak))
         #expect(VideoUtil.validatorsDiffer(response(["Last-Modified": "Thu, 22 Oct 2015 07:28:00 GMT"]), from: dated))
-        #expect(!VideoUtil.validatorsDiffer(response([:]), from: strong), "a response without validators proves nothing")
+        #expect(
+            !VideoUtil.validatorsDiffer(response([:]), from: strong), "a response without validators proves nothing")
     }
 }

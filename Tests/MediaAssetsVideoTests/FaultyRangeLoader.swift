@@ -1,8 +1,9 @@
 import Foundation
+import MediaAssets
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MediaAssets
 
 /// Serves Range requests from bytes in memory, answering those not starting at byte 0 with a fault a
 /// real origin in the test target cannot produce.

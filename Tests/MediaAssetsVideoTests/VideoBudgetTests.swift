@@ -1,8 +1,8 @@
 import Foundation
 import MediaAssets
 import MediaAssetsVideo
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct VideoBudgetTests {
     @Test func readingThroughASmallCacheEvictsWithinTheBudget() async throws {
@@ -47,9 +47,10 @@ import TestSupport
         // Then the bytes are right, exactly what was asked went over the wire, and nothing was stored
         #expect(data == fixture.bytes(100..<300_000))
         #expect(streamed == fixture.bytes(70_000..<200_000))
-        #expect(fixture.rangeHeaders() == [
-            "bytes=0-65535", "bytes=100-299999", "bytes=70000-135535", "bytes=135536-199999",
-        ])
+        #expect(
+            fixture.rangeHeaders() == [
+                "bytes=0-65535", "bytes=100-299999", "bytes=70000-135535", "bytes=135536-199999",
+            ])
         let disk = try #require(await fixture.manager.statistics()[.disk])
         #expect(disk.count == 0)
         #expect(disk.writes == 0)

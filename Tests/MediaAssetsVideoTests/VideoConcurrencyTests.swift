@@ -2,8 +2,8 @@ import Foundation
 import MediaAssets
 import MediaAssetsVideo
 import SampleOrigin
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct VideoConcurrencyTests {
     @Test func overlappingStreamsFetchEachChunkOnce() async throws {

@@ -24,10 +24,12 @@ struct VideoFixture {
         origin.register(path, data: source, contentType: "video/mp4")
         try origin.start()
         manager = try AssetsManager.forTesting(directory: directory, diskSizeLimit: diskSizeLimit)
-        video = VideoUtil(manager: manager, configuration: .init(
-            chunkSize: chunkSize, storageType: storageType, maxCachedResourceSize: maxCachedResourceSize,
-            windowSize: windowSize
-        ))
+        video = VideoUtil(
+            manager: manager,
+            configuration: .init(
+                chunkSize: chunkSize, storageType: storageType, maxCachedResourceSize: maxCachedResourceSize,
+                windowSize: windowSize
+            ))
     }
 
     var url: URL { origin.url(for: path) }

@@ -1,8 +1,8 @@
 import Foundation
 import MediaAssets
 import MediaAssetsVideo
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Video chunks beside other partitions on the shared disk")
 struct VideoPartitionTests {

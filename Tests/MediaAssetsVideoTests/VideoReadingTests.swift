@@ -1,8 +1,8 @@
 import Foundation
 import MediaAssets
 import MediaAssetsVideo
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct VideoReadingTests {
     @Test func thousandRandomRangesMatchTheSource() async throws {

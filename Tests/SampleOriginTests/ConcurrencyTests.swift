@@ -1,9 +1,10 @@
 import Foundation
+import SampleOrigin
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import SampleOrigin
 
 @Suite("Concurrent load")
 struct ConcurrencyTests {

@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import SampleOrigin
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import SampleOrigin
 
 @Suite("Conditional requests")
 struct ConditionalRequestTests {
@@ -12,8 +14,9 @@ struct ConditionalRequestTests {
 
     private func makeOrigin() throws -> SampleOrigin {
         let origin = SampleOrigin()
-        origin.register("/clip", data: OriginTestSupport.payload(count: 100), contentType: "video/mp4",
-                        lastModified: Self.modified)
+        origin.register(
+            "/clip", data: OriginTestSupport.payload(count: 100), contentType: "video/mp4",
+            lastModified: Self.modified)
         try origin.start()
         return origin
     }
@@ -29,8 +32,9 @@ struct ConditionalRequestTests {
 
         // When
         let (matchData, match) = try await session.fetch(origin.url(for: "/clip"), headers: ["If-None-Match": etag])
-        let (otherData, other) = try await session.fetch(origin.url(for: "/clip"),
-                                                         headers: ["If-None-Match": "\"other\""])
+        let (otherData, other) = try await session.fetch(
+            origin.url(for: "/clip"),
+            headers: ["If-None-Match": "\"other\""])
 
         // Then
         #expect(match.statusCode == 304)
@@ -52,8 +56,11 @@ struct ConditionalRequestTests {
         // When
         var statuses: [Int] = []
         for condition in ["*", "\"a\", \(etag)", "W/\(etag)"] {
-            statuses.append(try await session.fetch(origin.url(for: "/clip"),
-                                                    headers: ["If-None-Match": condition]).1.statusCode)
+            statuses.append(
+                try await session.fetch(
+                    origin.url(for: "/clip"),
+                    headers: ["If-None-Match": condition]
+                ).1.statusCode)
         }
 
         // Then
@@ -69,10 +76,12 @@ struct ConditionalRequestTests {
         defer { session.invalidateAndCancel() }
 
         // When
-        let (_, same) = try await session.fetch(origin.url(for: "/clip"),
-                                                headers: ["If-Modified-Since": Self.modifiedText])
-        let (data, older) = try await session.fetch(origin.url(for: "/clip"),
-                                                    headers: ["If-Modified-Since": "Tue, 14 Nov 2023 22:13:19 GMT"])
+        let (_, same) = try await session.fetch(
+            origin.url(for: "/clip"),
+            headers: ["If-Modified-Since": Self.modifiedText])
+        let (data, older) = try await session.fetch(
+            origin.url(for: "/clip"),
+            headers: ["If-Modified-Since": "Tue, 14 Nov 2023 22:13:19 GMT"])
 
         // Then
         #expect(same.statusCode == 304)
@@ -90,12 +99,15 @@ struct ConditionalRequestTests {
         let etag = try #require(origin.etag(for: "/clip"))
 
         // When
-        let (_, byETag) = try await session.fetch(origin.url(for: "/clip"),
-                                                  headers: ["Range": "bytes=0-9", "If-Range": etag])
-        let (_, byDate) = try await session.fetch(origin.url(for: "/clip"),
-                                                  headers: ["Range": "bytes=0-9", "If-Range": Self.modifiedText])
-        let (staleData, stale) = try await session.fetch(origin.url(for: "/clip"),
-                                                         headers: ["Range": "bytes=0-9", "If-Range": "\"old\""])
+        let (_, byETag) = try await session.fetch(
+            origin.url(for: "/clip"),
+            headers: ["Range": "bytes=0-9", "If-Range": etag])
+        let (_, byDate) = try await session.fetch(
+            origin.url(for: "/clip"),
+            headers: ["Range": "bytes=0-9", "If-Range": Self.modifiedText])
+        let (staleData, stale) = try await session.fetch(
+            origin.url(for: "/clip"),
+            headers: ["Range": "bytes=0-9", "If-Range": "\"old\""])
 
         // Then
         #expect(byETag.statusCode == 206)

@@ -1,10 +1,11 @@
 import Foundation
+import SampleOrigin
+import TestSupport
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import SampleOrigin
-import TestSupport
 
 @Suite("Start and stop")
 struct LifecycleTests {

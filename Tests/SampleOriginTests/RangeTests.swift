@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import SampleOrigin
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import SampleOrigin
 
 @Suite("Byte ranges")
 struct RangeTests {
@@ -16,13 +18,16 @@ struct RangeTests {
     }
 
     static let cases: [Case] = [
-        Case(header: "bytes=10-19", expectedStatus: 206, expectedBytes: 10..<20,
-             expectedContentRange: "bytes 10-19/100"),
-        Case(header: "bytes=90-", expectedStatus: 206, expectedBytes: 90..<100,
-             expectedContentRange: "bytes 90-99/100"),
+        Case(
+            header: "bytes=10-19", expectedStatus: 206, expectedBytes: 10..<20,
+            expectedContentRange: "bytes 10-19/100"),
+        Case(
+            header: "bytes=90-", expectedStatus: 206, expectedBytes: 90..<100,
+            expectedContentRange: "bytes 90-99/100"),
         Case(header: "bytes=-5", expectedStatus: 206, expectedBytes: 95..<100, expectedContentRange: "bytes 95-99/100"),
-        Case(header: "bytes=95-500", expectedStatus: 206, expectedBytes: 95..<100,
-             expectedContentRange: "bytes 95-99/100"),
+        Case(
+            header: "bytes=95-500", expectedStatus: 206, expectedBytes: 95..<100,
+            expectedContentRange: "bytes 95-99/100"),
         Case(header: "bytes=100-", expectedStatus: 416, expectedBytes: nil, expectedContentRange: "bytes */100"),
         Case(header: "bytes=0-1,5-6", expectedStatus: 200, expectedBytes: 0..<100, expectedContentRange: nil),
     ]
@@ -37,8 +42,9 @@ struct RangeTests {
         defer { session.invalidateAndCancel() }
 
         // When
-        let (data, response) = try await session.fetch(origin.url(for: "/video.mp4"),
-                                                       headers: ["Range": testCase.header])
+        let (data, response) = try await session.fetch(
+            origin.url(for: "/video.mp4"),
+            headers: ["Range": testCase.header])
 
         // Then
         #expect(response.statusCode == testCase.expectedStatus)
@@ -50,17 +56,19 @@ struct RangeTests {
         #expect(origin.requests(for: "/video.mp4").first?.headers["range"] == testCase.header)
     }
 
-    @Test("Resolving Range headers, including hostile ones", arguments: [
-        ("bytes=0-0", 10, ByteRangeRequest.partial(0..<1)),
-        ("bytes=-0", 10, .unsatisfiable),
-        ("bytes=-50", 10, .partial(0..<10)),
-        ("bytes=5-2", 10, .whole),
-        ("items=0-1", 10, .whole),
-        ("bytes=abc", 10, .whole),
-        ("bytes=99999999999999999999999-", 10, .unsatisfiable),
-        ("bytes=0-99999999999999999999999", 10, .partial(0..<10)),
-        ("bytes=0-", 0, .unsatisfiable),
-    ])
+    @Test(
+        "Resolving Range headers, including hostile ones",
+        arguments: [
+            ("bytes=0-0", 10, ByteRangeRequest.partial(0..<1)),
+            ("bytes=-0", 10, .unsatisfiable),
+            ("bytes=-50", 10, .partial(0..<10)),
+            ("bytes=5-2", 10, .whole),
+            ("items=0-1", 10, .whole),
+            ("bytes=abc", 10, .whole),
+            ("bytes=99999999999999999999999-", 10, .unsatisfiable),
+            ("bytes=0-99999999999999999999999", 10, .partial(0..<10)),
+            ("bytes=0-", 0, .unsatisfiable),
+        ])
     func resolving(header: String, length: Int, expected: ByteRangeRequest) {
         // Given a header and a length / When resolved / Then
         #expect(ByteRangeRequest(header: header, length: length) == expected)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SampleOrigin
+import Testing
 
 @Suite("Robust request parsing")
 struct RawProtocolTests {
@@ -18,13 +18,15 @@ struct RawProtocolTests {
         BadRequest(raw: "GET /a HTTP/1.1\r\nContent-Length: -4\r\n\r\n", expectedStatus: 400),
         BadRequest(raw: "GET /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", expectedStatus: 400),
         BadRequest(raw: "GET /a HTTP/2.0\r\n\r\n", expectedStatus: 505),
-        BadRequest(raw: "GET /a HTTP/1.1\r\nX-Big: " + String(repeating: "x", count: 70_000) + "\r\n\r\n",
-                   expectedStatus: 431),
+        BadRequest(
+            raw: "GET /a HTTP/1.1\r\nX-Big: " + String(repeating: "x", count: 70_000) + "\r\n\r\n",
+            expectedStatus: 431),
         BadRequest(raw: "\u{00}\u{01}\u{FF}\u{7F} \u{0} \u{0}\r\n\r\n", expectedStatus: 400),
     ]
 
-    @Test("A malformed request gets an error status, the connection closes, and the origin keeps serving",
-          arguments: badRequests)
+    @Test(
+        "A malformed request gets an error status, the connection closes, and the origin keeps serving",
+        arguments: badRequests)
     func malformedRequest(_ bad: BadRequest) throws {
         // Given
         let origin = try OriginTestSupport.startedOrigin(["/a": Data("fine".utf8)])
@@ -54,8 +56,9 @@ struct RawProtocolTests {
         let connection = try RawHTTPConnection(port: origin.port)
 
         // When
-        connection.send("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
-            + "GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+        connection.send(
+            "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+                + "GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
         let post = try connection.readResponse()
         let get = try connection.readResponse()
 

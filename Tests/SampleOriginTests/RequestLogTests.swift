@@ -1,9 +1,10 @@
 import Foundation
+import SampleOrigin
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import SampleOrigin
 
 @Suite("Request log and counters")
 struct RequestLogTests {
@@ -97,8 +98,11 @@ struct RequestLogTests {
         defer { origin.stop() }
 
         // When / Then
-        await #expect(throws: SampleOriginError.timedOut(condition: "1 requests", path: "/never",
-                                                         timeout: .milliseconds(20))) {
+        await #expect(
+            throws: SampleOriginError.timedOut(
+                condition: "1 requests", path: "/never",
+                timeout: .milliseconds(20))
+        ) {
             try await origin.waitForRequests(path: "/never", count: 1, timeout: .milliseconds(20))
         }
     }

@@ -1,9 +1,11 @@
 import Foundation
+import Testing
+
+@testable import SampleOrigin
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-@testable import SampleOrigin
 
 @Suite("Serving resources")
 struct ServingTests {
@@ -13,8 +15,9 @@ struct ServingTests {
         let body = OriginTestSupport.payload(count: 10_000)
         let modified = Date(timeIntervalSince1970: 1_700_000_000)
         let origin = SampleOrigin()
-        origin.register("/cat.png", data: body, contentType: "image/png", cacheControl: "max-age=60",
-                        lastModified: modified)
+        origin.register(
+            "/cat.png", data: body, contentType: "image/png", cacheControl: "max-age=60",
+            lastModified: modified)
         try origin.start()
         defer { origin.stop() }
         let session = OriginTestSupport.makeSession()

@@ -214,7 +214,8 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
                 group.addTask {
                     for round in 0..<25 {
                         let key = CacheKey("shared-\((writer + round) % keyCount)")
-                        try await backend.store(CacheEntry(data: Self.payload(writer: writer, round: round)), forKey: key)
+                        try await backend.store(
+                            CacheEntry(data: Self.payload(writer: writer, round: round)), forKey: key)
                     }
                 }
             }

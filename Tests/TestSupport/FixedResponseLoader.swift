@@ -1,9 +1,10 @@
 import Foundation
+import MediaAssets
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import MediaAssets
-import Synchronization
 
 /// A loader that answers every request with one response, counting calls: for the guards a real
 /// HTTP client never lets a test reach (a body longer than its Content-Length).
@@ -19,7 +20,8 @@ public final class FixedResponseLoader: DataLoading {
     /// How many requests it answered.
     public var callCount: Int { calls.withLock { $0 } }
 
-    public func load(_ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?) async throws -> DataResponse {
+    public func load(_ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?) async throws -> DataResponse
+    {
         calls.withLock { $0 += 1 }
         return response
     }

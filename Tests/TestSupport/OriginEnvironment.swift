@@ -24,7 +24,8 @@ public struct OriginEnvironment: Sendable {
         try origin.start()
         directory = try TemporaryDirectory()
         manager = try AssetsManager.forTesting(
-            directory: directory, clock: clock, maxResponseSize: maxResponseSize, keyFactory: keyFactory, loader: loader,
+            directory: directory, clock: clock, maxResponseSize: maxResponseSize, keyFactory: keyFactory,
+            loader: loader,
             staleIfError: staleIfError
         )
     }

@@ -14,17 +14,18 @@ extension AssetsManager {
         loader: (any DataLoading)? = nil,
         staleIfError: TimeInterval = 0
     ) throws -> AssetsManager {
-        try AssetsManager(configuration: Configuration(
-            memoryPartitions: memoryPartitions,
-            diskDirectory: directory.appending("disk-cache"),
-            diskSizeLimit: diskSizeLimit,
-            now: clock?.now ?? Date.init,
-            loader: loader,
-            keyFactory: keyFactory,
-            retryPolicy: retryPolicy,
-            maxResponseSize: maxResponseSize,
-            staleIfError: staleIfError
-        ))
+        try AssetsManager(
+            configuration: Configuration(
+                memoryPartitions: memoryPartitions,
+                diskDirectory: directory.appending("disk-cache"),
+                diskSizeLimit: diskSizeLimit,
+                now: clock?.now ?? Date.init,
+                loader: loader,
+                keyFactory: keyFactory,
+                retryPolicy: retryPolicy,
+                maxResponseSize: maxResponseSize,
+                staleIfError: staleIfError
+            ))
     }
 }
 

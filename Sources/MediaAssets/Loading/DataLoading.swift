@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -33,7 +34,8 @@ public struct DataResponse: Sendable {
     public init(url: URL, statusCode: Int, headers: [String: String], data: Data) {
         self.url = url
         self.statusCode = statusCode
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.headers = Dictionary(
+            headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.data = data
     }
 

@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// The default `DataLoading`: a URLSession data task per request, with progress and cancellation.
 ///
@@ -50,7 +51,8 @@ public final class URLSessionLoader: DataLoading {
         if ownsSession { session.invalidateAndCancel() }
     }
 
-    private static func makeSession(_ configuration: URLSessionConfiguration, _ delegate: SessionDelegate) -> URLSession {
+    private static func makeSession(_ configuration: URLSessionConfiguration, _ delegate: SessionDelegate) -> URLSession
+    {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         // Callbacks run straight on the delegate's own serial dispatch queue: a default
@@ -160,7 +162,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
                 headers[name.lowercased()] = value
             }
             transfer.continuation.resume(
-                returning: DataResponse(url: url, statusCode: response.statusCode, headers: headers, data: transfer.body)
+                returning: DataResponse(
+                    url: url, statusCode: response.statusCode, headers: headers, data: transfer.body)
             )
         } else {
             transfer.continuation.resume(throwing: URLError(.badServerResponse))

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -106,7 +107,9 @@ extension AssetsManager {
                 continue
             }
             if RetryPolicy.isTransient(status: response.statusCode), attempt < policy.maxAttempts {
-                let retryAfter = response.header("retry-after").flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
+                let retryAfter = response.header("retry-after").flatMap {
+                    TimeInterval($0.trimmingCharacters(in: .whitespaces))
+                }
                 try await pause(policy.delay(afterAttempt: attempt, retryAfter: retryAfter))
                 continue
             }
@@ -288,7 +291,8 @@ extension AssetsManager {
     private func wrap(_ error: Error, url: URL) -> Error {
         if error is AssetsError { return error }
         if let urlError = error as? URLError {
-            return AssetsError.networkFailure(url: url, code: urlError.code.rawValue, reason: urlError.localizedDescription)
+            return AssetsError.networkFailure(
+                url: url, code: urlError.code.rawValue, reason: urlError.localizedDescription)
         }
         return AssetsError.networkFailure(url: url, code: 0, reason: String(describing: error))
     }

@@ -207,7 +207,8 @@ extension AssetPipeline {
             return
         }
         let kept = KeptDecode(value: value, options: options)
-        let entry = CacheEntry(data: Data(), metadata: metadata, decoded: DecodedObject(kept, cost: decoder.cost(of: value)))
+        let entry = CacheEntry(
+            data: Data(), metadata: metadata, decoded: DecodedObject(kept, cost: decoder.cost(of: value)))
         memory.insert(entry, forKey: key)
     }
 

@@ -68,7 +68,9 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     ) -> AssetResult<Value>? {
         guard let memory = manager.decodedObjectCache(for: storageType) else { return nil }
         let key = decodedKey(manager.cacheKey(for: request))
-        guard let hit = keptDecode(key, in: memory, satisfying: options, policy: request.cachePolicy) else { return nil }
+        guard let hit = keptDecode(key, in: memory, satisfying: options, policy: request.cachePolicy) else {
+            return nil
+        }
         counters.withLock { $0.memoryHits += 1 }
         return hit
     }
@@ -120,7 +122,8 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
                 variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
             )
             return try await variantFlights.value(for: flightKey, priority: request.priority.taskPriority) { [self] _ in
-                try await processFlight(request, processor: processor, options: options, variantKey: variantKey, route: route)
+                try await processFlight(
+                    request, processor: processor, options: options, variantKey: variantKey, route: route)
             }
         } catch {
             countFailure(error)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,7 +15,9 @@ enum POSIX {
     }
 
     /// Reads exactly `count` bytes at `offset` unless the file ends first; returns the bytes read.
-    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int) throws(Failure) -> Int {
+    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int, offset: Int) throws(Failure)
+        -> Int
+    {
         var done = 0
         while done < count {
             let result = pread(descriptor, buffer + done, count - done, off_t(offset + done))
@@ -29,10 +32,14 @@ enum POSIX {
     }
 
     /// Writes all of `first` then all of `second` (one `writev` when it can).
-    static func write(_ descriptor: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) throws(Failure) {
+    static func write(_ descriptor: Int32, _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer)
+        throws(Failure)
+    {
         var pieces = [first, second].filter { $0.count > 0 }
         while !pieces.isEmpty {
-            var vectors = pieces.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+            var vectors = pieces.map {
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+            }
             let written = writev(descriptor, &vectors, Int32(vectors.count))
             if written < 0 {
                 if errno == EINTR { continue }

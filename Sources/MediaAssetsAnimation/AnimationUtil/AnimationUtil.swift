@@ -118,7 +118,9 @@ public final class AnimationUtil: Sendable {
     /// Returns the dotLottie archive for `request` with every animation parsed.
     ///
     /// - Throws: `DotLottieError` for a bad archive (nothing is stored), `AssetsError` for fetch failures.
-    public func dotLottie(for request: AssetRequest, storageType: StorageType = .hybrid(.lottie)) async throws -> DotLottie {
+    public func dotLottie(for request: AssetRequest, storageType: StorageType = .hybrid(.lottie)) async throws
+        -> DotLottie
+    {
         try await archives.value(for: request, options: DefaultDecodeOptions(), storageType: storageType).value
     }
 

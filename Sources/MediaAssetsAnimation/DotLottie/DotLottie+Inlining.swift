@@ -16,7 +16,8 @@ extension DotLottie {
         var edits: [(range: Range<Int>, replacement: String)] = []
         for location in locations where !location.hasLayers {
             guard let path = location.path, let pathRange = location.pathRange, !path.hasPrefix("data:"),
-                  let (name, image) = archiveImage(named: path) else { continue }
+                let (name, image) = archiveImage(named: path)
+            else { continue }
             let dataURL = "data:\(Self.mediaType(forFileName: name));base64,\(image.base64EncodedString())"
             edits.append((pathRange, "\"\(dataURL)\""))
             if let directoryRange = location.directoryRange { edits.append((directoryRange, "\"\"")) }

@@ -137,7 +137,8 @@ struct ZipArchive {
             throw DotLottieError.corruptArchive(offset: header, reason: "entry \(entry.name) runs past its data area")
         }
         let compressed = try bytes.slice(at: start, count: entry.compressedSize)
-        let contents = entry.method == 0
+        let contents =
+            entry.method == 0
             ? Data(compressed)
             : try ZipInflater.inflate(compressed, declaredSize: entry.uncompressedSize, entryName: entry.name)
         let checksum = ZipInflater.crc32(of: contents)

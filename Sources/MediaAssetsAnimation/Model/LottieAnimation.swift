@@ -91,9 +91,10 @@ public struct LottieAnimation: Sendable, Hashable {
         var urls: [URL] = []
         for image in imageAssets where !image.isEmbedded {
             let reference = (image.directory ?? "") + image.path
-            let url = URL(string: reference, relativeTo: baseURL)
+            let url =
+                URL(string: reference, relativeTo: baseURL)
                 ?? reference.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
-                    .flatMap { URL(string: $0, relativeTo: baseURL) }
+                .flatMap { URL(string: $0, relativeTo: baseURL) }
             guard let absolute = url?.absoluteURL, seen.insert(absolute).inserted else { continue }
             urls.append(absolute)
         }

@@ -34,7 +34,7 @@ extension JSONByteReader {
         guard offset + 1 < count else { throw malformed("unterminated escape sequence") }
         switch base[offset + 1] {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
             offset += 2
         case UInt8(ascii: "u"):
             guard offset + 5 < count, hexValue(at: offset + 2) != nil else {
@@ -113,7 +113,8 @@ extension JSONByteReader {
         var value = unit
         if (0xD800...0xDBFF).contains(unit) {
             guard index + 6 <= end, base[index] == UInt8(ascii: "\\"), base[index + 1] == UInt8(ascii: "u"),
-                  let low = hexValue(at: index + 2), (0xDC00...0xDFFF).contains(low) else {
+                let low = hexValue(at: index + 2), (0xDC00...0xDFFF).contains(low)
+            else {
                 throw LottieError.malformedJSON(offset: escapeStart, reason: "unpaired high surrogate in a \\u escape")
             }
             value = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)

@@ -129,8 +129,10 @@ struct JSONByteReader {
     mutating func readKeyText() throws -> String {
         skipWhitespace()
         guard offset < count, base[offset] == UInt8(ascii: "\"") else {
-            throw malformed(offset < count ? "expected a string key, found \(describeByte(base[offset]))"
-                : "unexpected end of input, expected a key")
+            throw malformed(
+                offset < count
+                    ? "expected a string key, found \(describeByte(base[offset]))"
+                    : "unexpected end of input, expected a key")
         }
         let key = try readString()
         try expect(UInt8(ascii: ":"), "':' after a key")

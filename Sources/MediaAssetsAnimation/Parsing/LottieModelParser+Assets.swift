@@ -60,10 +60,11 @@ extension LottieModelParser {
             recordIssue("$.assets[\(index)].p", "missing required key (an image asset needs a path)")
             return nil
         }
-        return .image(LottieImageAsset(
-            id: identifier, name: name, width: width, height: height, directory: directory, path: path,
-            isEmbedded: embedded || path.hasPrefix("data:")
-        ))
+        return .image(
+            LottieImageAsset(
+                id: identifier, name: name, width: width, height: height, directory: directory, path: path,
+                isEmbedded: embedded || path.hasPrefix("data:")
+            ))
     }
 
     /// Reads the `markers` list ahead.

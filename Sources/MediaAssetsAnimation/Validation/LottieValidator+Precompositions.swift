@@ -13,7 +13,8 @@ extension LottieValidator {
             state[root] = 1
             while let top = stack.last {
                 guard case let .precomposition(precomposition) = assets[top.asset],
-                      top.nextLayer < precomposition.layers.count else {
+                    top.nextLayer < precomposition.layers.count
+                else {
                     state[top.asset] = 2
                     stack.removeLast()
                     continue
@@ -21,7 +22,8 @@ extension LottieValidator {
                 stack[stack.count - 1].nextLayer += 1
                 let layer = precomposition.layers[top.nextLayer]
                 guard layer.type == .precomposition, let reference = layer.referenceID,
-                      let slot = assetIndex[reference] else { continue }
+                    let slot = assetIndex[reference]
+                else { continue }
                 if state[slot.position] == 1 {
                     throw LottieError.invalid(
                         path: "$.assets[\(top.asset)].layers[\(top.nextLayer)].refId",

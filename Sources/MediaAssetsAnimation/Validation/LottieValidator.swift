@@ -39,7 +39,8 @@ enum LottieValidator {
         }
         try checkPrecompositionCycles(parsed.assets, assetIndex: assetIndex)
 
-        let version = parsed.bodymovinVersion.flatMap { LottieVersion(bodymovin: $0) }
+        let version =
+            parsed.bodymovinVersion.flatMap { LottieVersion(bodymovin: $0) }
             ?? parsed.specificationVersion.flatMap { LottieVersion(specification: $0) }
         return LottieAnimation(
             version: version, frameRate: frameRate, inPoint: inPoint, outPoint: outPoint,

@@ -42,7 +42,9 @@ public struct AvatarStyle: ImageProcessing, Hashable {
     /// Scaled to fill `size`, centre cut to exactly `size`.
     public static func rectangle(size: PixelSize) -> AvatarStyle {
         let identifier = "rectangle(\(size))"
-        return AvatarStyle(identifier: identifier, targetSize: size, processors: [ImageProcessors.Resize.exactFill(size)]) {
+        return AvatarStyle(
+            identifier: identifier, targetSize: size, processors: [ImageProcessors.Resize.exactFill(size)]
+        ) {
             try ImageProcessors.validate(size, processor: identifier)
         }
     }

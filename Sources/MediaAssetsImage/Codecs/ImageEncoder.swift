@@ -42,7 +42,8 @@ public enum ImageEncoder {
     /// - Throws: `ImageError.encodingFailed`, for example when a side is longer than JPEG's 65500 pixels.
     public static func jpeg(_ image: Image, quality: Int = 85) throws -> Data {
         guard image.width <= 65_500, image.height <= 65_500 else {
-            throw ImageError.encodingFailed(format: .jpeg, reason: "\(image.width)×\(image.height) exceeds JPEG's 65500")
+            throw ImageError.encodingFailed(
+                format: .jpeg, reason: "\(image.width)×\(image.height) exceeds JPEG's 65500")
         }
         var options = cjpeg_encode_options()
         options.width = Int32(clamping: image.width)
@@ -61,7 +62,8 @@ public enum ImageEncoder {
         var message = [CChar](repeating: 0, count: 256)
         let status = rows.withUnsafeBufferPointer { rowBuffer in
             guard let base = rowBuffer.baseAddress,
-                  rowBuffer.count / max(options.stride, 1) >= Int(options.height) else {
+                rowBuffer.count / max(options.stride, 1) >= Int(options.height)
+            else {
                 return CPNG_ERROR_INVALID_ARGUMENT
             }
             return cpng_encode(base, &options, &output, &outputSize, &message, message.count)
@@ -80,7 +82,8 @@ public enum ImageEncoder {
         var message = [CChar](repeating: 0, count: 256)
         let status = pixels.withUnsafeBufferPointer { pixelBuffer in
             guard let base = pixelBuffer.baseAddress,
-                  pixelBuffer.count / max(options.stride, 1) >= Int(options.height) else {
+                pixelBuffer.count / max(options.stride, 1) >= Int(options.height)
+            else {
                 return CJPEG_ERROR_INVALID_ARGUMENT
             }
             return cjpeg_encode(base, &options, &output, &outputSize, &message, message.count)

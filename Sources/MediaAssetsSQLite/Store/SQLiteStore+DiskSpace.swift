@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import MediaAssets
+
 #if canImport(Glibc)
 import Glibc
 #endif

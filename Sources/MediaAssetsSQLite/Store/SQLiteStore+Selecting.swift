@@ -13,7 +13,9 @@ extension SQLiteStore {
             let lowerBound = Array(prefix.utf8)
             if let upperBound = Self.smallestBlob(after: lowerBound) {
                 sql = "DELETE FROM entries WHERE key >= ?1 AND key < ?2 RETURNING rowid, size"
-                bind = { try $0.bindBlob(lowerBound, at: 1); try $0.bindBlob(upperBound, at: 2) }
+                bind = {
+                    try $0.bindBlob(lowerBound, at: 1); try $0.bindBlob(upperBound, at: 2)
+                }
             } else {
                 sql = "DELETE FROM entries WHERE key >= ?1 RETURNING rowid, size"
                 bind = { try $0.bindBlob(lowerBound, at: 1) }

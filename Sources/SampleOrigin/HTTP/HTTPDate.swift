@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,13 +26,13 @@ enum HTTPDate {
     static func parse(_ text: String) -> Date? {
         let fields = text.split(separator: " ")
         guard fields.count == 6, fields[5] == "GMT",
-              let day = Int32(fields[1]), let month = months.firstIndex(of: String(fields[2])),
-              let year = Int32(fields[3]), (1970...9999).contains(year), (1...31).contains(day)
+            let day = Int32(fields[1]), let month = months.firstIndex(of: String(fields[2])),
+            let year = Int32(fields[3]), (1970...9999).contains(year), (1...31).contains(day)
         else { return nil }
         let clock = fields[4].split(separator: ":")
         guard clock.count == 3, let hour = Int32(clock[0]), let minute = Int32(clock[1]),
-              let second = Int32(clock[2]), (0...23).contains(hour), (0...59).contains(minute),
-              (0...60).contains(second)
+            let second = Int32(clock[2]), (0...23).contains(hour), (0...59).contains(minute),
+            (0...60).contains(second)
         else { return nil }
         var parts = tm()
         parts.tm_year = year - 1900

@@ -44,8 +44,8 @@ struct HTTPRequestHead: Sendable, Equatable {
         let requestLine = lines.removeFirst()
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              !parts[0].isEmpty, parts[0].allSatisfy({ $0.isASCII && ($0.isUppercase || $0 == "-") }),
-              !parts[1].isEmpty
+            !parts[0].isEmpty, parts[0].allSatisfy({ $0.isASCII && ($0.isUppercase || $0 == "-") }),
+            !parts[1].isEmpty
         else { throw .malformedRequestLine(String(requestLine.prefix(200))) }
         switch parts[2] {
         case "HTTP/1.1": minorVersion = 1
@@ -70,7 +70,7 @@ struct HTTPRequestHead: Sendable, Equatable {
         if target.hasPrefix("/") { return target }
         let lowered = target.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
-              let components = URLComponents(string: target)
+            let components = URLComponents(string: target)
         else { throw .malformedRequestLine("target \(target.prefix(200))") }
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         return components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path

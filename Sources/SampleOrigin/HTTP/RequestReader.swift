@@ -33,7 +33,8 @@ struct RequestReader {
         while true {
             // RFC 9112 2.2: a server should ignore empty lines received before a request line.
             if scannedUpTo == 0, let firstContent = buffer.firstIndex(where: { $0 != 13 && $0 != 10 }),
-               firstContent > 0 {
+                firstContent > 0
+            {
                 buffer.removeFirst(firstContent)
             }
             if let end = headEnd() {

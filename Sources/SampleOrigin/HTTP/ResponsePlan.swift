@@ -39,8 +39,9 @@ struct ResponsePlan: Sendable {
         ]
         if let cacheControl = resource.cacheControl { validators.append(("Cache-Control", cacheControl)) }
         if isNotModified(resource, request: request) {
-            return ResponsePlan(status: 304, headers: validators, body: Data(), bodyRange: 0..<0,
-                                carriesResourceBody: false, declaresLength: false)
+            return ResponsePlan(
+                status: 304, headers: validators, body: Data(), bodyRange: 0..<0,
+                carriesResourceBody: false, declaresLength: false)
         }
         let length = resource.data.count
         var headers: [(name: String, value: String)] = [("Content-Type", resource.contentType)]
@@ -52,16 +53,20 @@ struct ResponsePlan: Sendable {
         }
         switch range {
         case .whole:
-            return ResponsePlan(status: 200, headers: headers, body: resource.data, bodyRange: 0..<length,
-                                carriesResourceBody: true)
+            return ResponsePlan(
+                status: 200, headers: headers, body: resource.data, bodyRange: 0..<length,
+                carriesResourceBody: true)
         case let .partial(bytes):
             headers.append(("Content-Range", "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(length)"))
-            return ResponsePlan(status: 206, headers: headers, body: resource.data, bodyRange: bytes,
-                                carriesResourceBody: true)
+            return ResponsePlan(
+                status: 206, headers: headers, body: resource.data, bodyRange: bytes,
+                carriesResourceBody: true)
         case .unsatisfiable:
-            return .text(status: 416, "range not satisfiable", headers: validators + [
-                ("Content-Range", "bytes */\(length)"),
-            ])
+            return .text(
+                status: 416, "range not satisfiable",
+                headers: validators + [
+                    ("Content-Range", "bytes */\(length)")
+                ])
         }
     }
 

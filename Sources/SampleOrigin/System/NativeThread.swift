@@ -13,11 +13,13 @@ enum NativeThread {
     static func start(_ body: @escaping @Sendable () -> Void) throws(SampleOriginError) -> pthread_t {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
-        let code = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, context)
+        let code = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
+                return nil
+            }, context)
         guard code == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
             throw .threadStartFailed(code: code)

@@ -1,9 +1,10 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsAnimation
 import SampleOrigin
 import TestSupport
 import Testing
+
+@testable import MediaAssetsAnimation
 
 @Suite("AnimationUtil freshness")
 struct AnimationFreshnessTests {
@@ -14,7 +15,8 @@ struct AnimationFreshnessTests {
         let environment = try OriginEnvironment(clock: clock)
         defer { environment.tearDown() }
         let url = environment.serve(
-            "/shapes.json", Data(LottieFixtures.shapes.utf8), contentType: "application/json", cacheControl: "max-age=60"
+            "/shapes.json", Data(LottieFixtures.shapes.utf8), contentType: "application/json",
+            cacheControl: "max-age=60"
         )
         let util = AnimationUtil(manager: environment.manager)
         let first = try await util.animation(for: url)

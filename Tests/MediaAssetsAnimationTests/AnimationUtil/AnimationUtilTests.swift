@@ -1,9 +1,10 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsAnimation
 import SampleOrigin
 import TestSupport
 import Testing
+
+@testable import MediaAssetsAnimation
 
 @Suite("AnimationUtil")
 struct AnimationUtilTests {
@@ -22,7 +23,8 @@ struct AnimationUtilTests {
         func tearDown() { base.tearDown() }
 
         func serve(_ path: String, _ json: String, gated: Bool = false) -> URL {
-            base.serve(path, Data(json.utf8), contentType: "application/json", behavior: gated ? .init(gated: true) : nil)
+            base.serve(
+                path, Data(json.utf8), contentType: "application/json", behavior: gated ? .init(gated: true) : nil)
         }
     }
 

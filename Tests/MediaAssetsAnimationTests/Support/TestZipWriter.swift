@@ -43,7 +43,8 @@ struct TestZipWriter {
         var body = Data()
         var directory = Data()
         for entry in entries {
-            let compressed = entry.compressedOverride
+            let compressed =
+                entry.compressedOverride
                 ?? (entry.method == .stored ? entry.contents : Self.deflate(entry.contents))
             let crc = entry.declaredCRC ?? Self.crc32(entry.contents)
             let method = entry.declaredMethod ?? (entry.method == .stored ? 0 : 8)

@@ -1,6 +1,7 @@
 import CJPEG
 import CPNG
 import Foundation
+
 @testable import MediaAssetsImage
 
 /// Builds real JPEG and PNG files in memory through libjpeg and libpng themselves, plus helpers to compare.
@@ -66,8 +67,8 @@ enum CodecFixtures {
         var bytes: [UInt8] = Array("Exif".utf8) + [0, 0]
         bytes += bigEndian ? Array("MM".utf8) : Array("II".utf8)
         bytes += u16(42) + u32(8) + u16(2)
-        bytes += u16(0x010F) + u16(2) + u32(4) + Array("Cam\0".utf8)           // Make, inline ASCII
-        bytes += u16(0x0112) + u16(3) + u32(1) + u16(orientation) + u16(0)     // Orientation, SHORT
+        bytes += u16(0x010F) + u16(2) + u32(4) + Array("Cam\0".utf8)  // Make, inline ASCII
+        bytes += u16(0x0112) + u16(3) + u32(1) + u16(orientation) + u16(0)  // Orientation, SHORT
         bytes += u32(0)
         return bytes
     }

@@ -1,6 +1,7 @@
 import CJPEG
 import Foundation
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite("Corrupt, truncated and hostile input")
@@ -96,10 +97,12 @@ struct HostileInputTests {
         }
     }
 
-    @Test("headers claiming huge sizes are refused before any pixel allocation", arguments: [
-        (width: UInt32(100_000), height: UInt32(100_000)), (width: 0x7FFF_FFFF, height: 0x7FFF_FFFF),
-        (width: 20_000, height: 5_001),
-    ])
+    @Test(
+        "headers claiming huge sizes are refused before any pixel allocation",
+        arguments: [
+            (width: UInt32(100_000), height: UInt32(100_000)), (width: 0x7FFF_FFFF, height: 0x7FFF_FFFF),
+            (width: 20_000, height: 5_001),
+        ])
     func refusesPNGBombs(size: (width: UInt32, height: UInt32)) throws {
         // Given a tiny PNG whose IHDR claims a huge size (checksum fixed up so only the size is wrong)
         let data = try CodecFixtures.pngClaiming(width: size.width, height: size.height)
@@ -107,8 +110,11 @@ struct HostileInputTests {
         // When / Then its header is readable and decoding is refused with the limit
         let header = try ImageDecoder.header(of: data)
         #expect(header.width == Int(size.width) && header.height == Int(size.height))
-        #expect(throws: ImageError.tooManyPixels(width: Int(size.width), height: Int(size.height),
-                                                 limit: 100_000_000)) {
+        #expect(
+            throws: ImageError.tooManyPixels(
+                width: Int(size.width), height: Int(size.height),
+                limit: 100_000_000)
+        ) {
             try ImageDecoder.decode(data)
         }
     }
@@ -116,8 +122,9 @@ struct HostileInputTests {
     @Test("a JPEG whose frame header claims 60000×60000 is refused before decoding")
     func refusesJPEGBomb() throws {
         // Given a small JPEG with its SOF height and width patched
-        let real = try CodecFixtures.jpeg([UInt8](repeating: 90, count: 256), width: 16, height: 16,
-                                          input: CJPEG_INPUT_GRAY)
+        let real = try CodecFixtures.jpeg(
+            [UInt8](repeating: 90, count: 256), width: 16, height: 16,
+            input: CJPEG_INPUT_GRAY)
         let frame = try #require(CodecFixtures.startOfFrameOffset(in: real))
         var data = CodecFixtures.patching(real, at: frame + 5, bigEndian: 60_000, byteCount: 2)
         data = CodecFixtures.patching(data, at: frame + 7, bigEndian: 60_000, byteCount: 2)
@@ -145,8 +152,9 @@ struct HostileInputTests {
     func refusesZeroDimensions(size: (UInt32, UInt32)) throws {
         // Given a PNG and a JPEG claiming a zero dimension
         let png = try CodecFixtures.pngClaiming(width: size.0, height: size.1)
-        let real = try CodecFixtures.jpeg([UInt8](repeating: 90, count: 64), width: 8, height: 8,
-                                          input: CJPEG_INPUT_GRAY)
+        let real = try CodecFixtures.jpeg(
+            [UInt8](repeating: 90, count: 64), width: 8, height: 8,
+            input: CJPEG_INPUT_GRAY)
         let frame = try #require(CodecFixtures.startOfFrameOffset(in: real))
         var jpeg = CodecFixtures.patching(real, at: frame + 5, bigEndian: size.1, byteCount: 2)
         jpeg = CodecFixtures.patching(jpeg, at: frame + 7, bigEndian: size.0, byteCount: 2)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite("Image encoding round trips")
@@ -9,8 +10,9 @@ struct ImageEncoderTests {
         var pixels: [UInt8] = []
         for y in 0..<height {
             for x in 0..<width {
-                let straight = RGBA(red: UInt8(x * 6), green: UInt8(y * 8), blue: UInt8((x * y) % 256),
-                                    alpha: UInt8((x * 7 + y * 13) % 256))
+                let straight = RGBA(
+                    red: UInt8(x * 6), green: UInt8(y * 8), blue: UInt8((x * y) % 256),
+                    alpha: UInt8((x * 7 + y * 13) % 256))
                 let premultiplied = straight.premultiplied
                 pixels += [premultiplied.red, premultiplied.green, premultiplied.blue, premultiplied.alpha]
             }
@@ -56,8 +58,9 @@ struct ImageEncoderTests {
     @Test("JPEG round trip stays close, and quality trades size for fidelity")
     func jpegRoundTrip() throws {
         // Given a smooth opaque picture
-        let image = Image(width: 64, height: 48,
-                          pixels: CodecFixtures.rgba(fromRGB: CodecFixtures.smoothRGB(width: 64, height: 48)))
+        let image = Image(
+            width: 64, height: 48,
+            pixels: CodecFixtures.rgba(fromRGB: CodecFixtures.smoothRGB(width: 64, height: 48)))
 
         // When it is encoded at two qualities
         let high = try ImageEncoder.jpeg(image, quality: 95)

@@ -1,6 +1,7 @@
 import CJPEG
 import Foundation
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite("JPEG decoding")
@@ -56,15 +57,18 @@ struct JPEGDecodingTests {
         return (inks, expected)
     }
 
-    @Test("CMYK and YCCK JPEGs convert to RGB (Adobe inverted and plain)", arguments: [
-        (inverted: true, ycck: false), (inverted: true, ycck: true), (inverted: false, ycck: false),
-    ])
+    @Test(
+        "CMYK and YCCK JPEGs convert to RGB (Adobe inverted and plain)",
+        arguments: [
+            (inverted: true, ycck: false), (inverted: true, ycck: true), (inverted: false, ycck: false),
+        ])
     func decodesCMYK(variant: (inverted: Bool, ycck: Bool)) throws {
         // Given CMYK samples stored inverted with an Adobe marker (as Photoshop writes), or plain without one
         let (inks, expected) = Self.cmykSource()
         let stored = variant.inverted ? inks.map { 255 - $0 } : inks
-        let data = try CodecFixtures.jpeg(stored, width: Self.width, height: Self.height, input: CJPEG_INPUT_CMYK,
-                                          storeAsYCCK: variant.ycck, omitAdobeMarker: !variant.inverted)
+        let data = try CodecFixtures.jpeg(
+            stored, width: Self.width, height: Self.height, input: CJPEG_INPUT_CMYK,
+            storeAsYCCK: variant.ycck, omitAdobeMarker: !variant.inverted)
 
         // When
         let image = try ImageDecoder.decode(data)
@@ -75,14 +79,16 @@ struct JPEGDecodingTests {
         #expect(difference.max <= 20)
     }
 
-    @Test("DCT scaling picks the smallest scale that still covers the target", arguments: [
-        (target: PixelSize(width: 96, height: 96), expected: PixelSize(width: 250, height: 125)),
-        (target: PixelSize(width: 251, height: 10), expected: PixelSize(width: 500, height: 250)),
-        (target: PixelSize(width: 300, height: 200), expected: PixelSize(width: 500, height: 250)),
-        (target: PixelSize(width: 1500, height: 1), expected: PixelSize(width: 1500, height: 750)),
-        (target: PixelSize(width: 2000, height: 1000), expected: PixelSize(width: 2000, height: 1000)),
-        (target: PixelSize(width: 4000, height: 4000), expected: PixelSize(width: 2000, height: 1000)),
-    ])
+    @Test(
+        "DCT scaling picks the smallest scale that still covers the target",
+        arguments: [
+            (target: PixelSize(width: 96, height: 96), expected: PixelSize(width: 250, height: 125)),
+            (target: PixelSize(width: 251, height: 10), expected: PixelSize(width: 500, height: 250)),
+            (target: PixelSize(width: 300, height: 200), expected: PixelSize(width: 500, height: 250)),
+            (target: PixelSize(width: 1500, height: 1), expected: PixelSize(width: 1500, height: 750)),
+            (target: PixelSize(width: 2000, height: 1000), expected: PixelSize(width: 2000, height: 1000)),
+            (target: PixelSize(width: 4000, height: 4000), expected: PixelSize(width: 2000, height: 1000)),
+        ])
     func picksDCTScale(case scaling: (target: PixelSize, expected: PixelSize)) throws {
         // Given a 2000×1000 JPEG
         let data = try Self.largeGrayJPEG()
@@ -130,7 +136,8 @@ struct JPEGDecodingTests {
     /// A 2000×1000 mid-gray JPEG (fast to build: a one-component memset).
     static func largeGrayJPEG(app1: [UInt8]? = nil) throws -> Data {
         let gray = [UInt8](repeating: 128, count: 2000 * 1000)
-        return try CodecFixtures.jpeg(gray, width: 2000, height: 1000, input: CJPEG_INPUT_GRAY, quality: 75,
-                                      app1: app1)
+        return try CodecFixtures.jpeg(
+            gray, width: 2000, height: 1000, input: CJPEG_INPUT_GRAY, quality: 75,
+            app1: app1)
     }
 }

@@ -1,6 +1,7 @@
 import CJPEG
 import Foundation
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite("JPEG EXIF orientation")
@@ -78,15 +79,17 @@ struct JPEGOrientationTests {
         #expect(image[3, 3].red > 200 && image[3, 3].green < 60)
     }
 
-    @Test("malformed or missing EXIF means upright, never a crash", arguments: [
-        [UInt8](),
-        Array("Exif".utf8) + [0, 0],
-        Array("Exif".utf8) + [0, 0] + Array("II".utf8) + [42, 0, 0xFF, 0xFF, 0xFF, 0x7F],
-        Array("Exif".utf8) + [0, 0] + Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0xFF, 0xFF],
-        Array(CodecFixtures.exifPayload(orientation: 9, bigEndian: true)),
-        Array(CodecFixtures.exifPayload(orientation: 6, bigEndian: true).dropLast(8)),
-        Array("http://ns.adobe.com/xap/1.0/\0<x:xmpmeta/>".utf8),
-    ])
+    @Test(
+        "malformed or missing EXIF means upright, never a crash",
+        arguments: [
+            [UInt8](),
+            Array("Exif".utf8) + [0, 0],
+            Array("Exif".utf8) + [0, 0] + Array("II".utf8) + [42, 0, 0xFF, 0xFF, 0xFF, 0x7F],
+            Array("Exif".utf8) + [0, 0] + Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0xFF, 0xFF],
+            Array(CodecFixtures.exifPayload(orientation: 9, bigEndian: true)),
+            Array(CodecFixtures.exifPayload(orientation: 6, bigEndian: true).dropLast(8)),
+            Array("http://ns.adobe.com/xap/1.0/\0<x:xmpmeta/>".utf8),
+        ])
     func toleratesBadExif(payload: [UInt8]) throws {
         // Given a JPEG whose APP1 is broken, truncated, out of range or not EXIF at all
         let data = try Self.quadrantJPEG(app1: payload.isEmpty ? nil : payload)

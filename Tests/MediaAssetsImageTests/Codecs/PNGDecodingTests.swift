@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite("PNG decoding")
@@ -29,8 +30,11 @@ struct PNGDecodingTests {
         let paletteHeader = try ImageDecoder.header(of: palette)
 
         // Then size, format, orientation and alpha are reported
-        #expect(opaqueHeader == ImageHeader(format: .png, width: 13, height: 9, orientation: .identity,
-                                            hasAlpha: false))
+        #expect(
+            opaqueHeader
+                == ImageHeader(
+                    format: .png, width: 13, height: 9, orientation: .identity,
+                    hasAlpha: false))
         #expect(paletteHeader.hasAlpha)
         #expect(paletteHeader.orientedSize == PixelSize(width: 13, height: 9))
     }

@@ -1,5 +1,6 @@
 import CPNG
 import Foundation
+
 @testable import MediaAssetsImage
 
 /// One PNG colour type × bit depth × interlace × tRNS combination, with its source samples and the
@@ -23,22 +24,28 @@ struct PNGVariant: Sendable, CustomStringConvertible {
         for interlaced in [false, true] {
             for depth: Int32 in [1, 2, 4, 8, 16] {
                 for transparency in [false, true] {
-                    variants.append(PNGVariant(colorType: 0, bitDepth: depth, interlaced: interlaced,
-                                               transparency: transparency))
+                    variants.append(
+                        PNGVariant(
+                            colorType: 0, bitDepth: depth, interlaced: interlaced,
+                            transparency: transparency))
                 }
             }
             for depth: Int32 in [8, 16] {
                 for transparency in [false, true] {
-                    variants.append(PNGVariant(colorType: 2, bitDepth: depth, interlaced: interlaced,
-                                               transparency: transparency))
+                    variants.append(
+                        PNGVariant(
+                            colorType: 2, bitDepth: depth, interlaced: interlaced,
+                            transparency: transparency))
                 }
                 variants.append(PNGVariant(colorType: 4, bitDepth: depth, interlaced: interlaced, transparency: false))
                 variants.append(PNGVariant(colorType: 6, bitDepth: depth, interlaced: interlaced, transparency: false))
             }
             for depth: Int32 in [1, 2, 4, 8] {
                 for transparency in [false, true] {
-                    variants.append(PNGVariant(colorType: 3, bitDepth: depth, interlaced: interlaced,
-                                               transparency: transparency))
+                    variants.append(
+                        PNGVariant(
+                            colorType: 3, bitDepth: depth, interlaced: interlaced,
+                            transparency: transparency))
                 }
             }
         }
@@ -122,8 +129,9 @@ struct PNGVariant: Sendable, CustomStringConvertible {
                     let gray = eightBit(samples[0])
                     color = RGBA(red: gray, green: gray, blue: gray, alpha: eightBit(samples[1]))
                 default:
-                    color = RGBA(red: eightBit(samples[0]), green: eightBit(samples[1]), blue: eightBit(samples[2]),
-                                 alpha: eightBit(samples[3]))
+                    color = RGBA(
+                        red: eightBit(samples[0]), green: eightBit(samples[1]), blue: eightBit(samples[2]),
+                        alpha: eightBit(samples[3]))
                 }
                 if clear { color.alpha = 0 }
                 let premultiplied = color.premultiplied

@@ -1,9 +1,10 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsImage
 import SampleOrigin
-import Testing
 import TestSupport
+import Testing
+
+@testable import MediaAssetsImage
 
 @Suite("ImageUtil avatars: Navi's Avatar protocol and setAvatar")
 struct ImageUtilAvatarTests {

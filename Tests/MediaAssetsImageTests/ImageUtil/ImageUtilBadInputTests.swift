@@ -1,9 +1,10 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsImage
 import SampleOrigin
-import Testing
 import TestSupport
+import Testing
+
+@testable import MediaAssetsImage
 
 @Suite("ImageUtil bad input: typed errors, nothing cached")
 struct ImageUtilBadInputTests {
@@ -39,8 +40,9 @@ struct ImageUtilBadInputTests {
         }
     }
 
-    @Test("bad bytes throw ImageUtilError.undecodable and neither the original nor the variant is stored",
-          arguments: BadInput.allCases)
+    @Test(
+        "bad bytes throw ImageUtilError.undecodable and neither the original nor the variant is stored",
+        arguments: BadInput.allCases)
     func badBytesAreNotCached(input: BadInput) async throws {
         // Given an origin serving bad bytes
         let harness = try ImageUtilHarness()

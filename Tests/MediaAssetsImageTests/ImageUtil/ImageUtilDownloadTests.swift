@@ -1,9 +1,10 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsImage
 import SampleOrigin
-import Testing
 import TestSupport
+import Testing
+
+@testable import MediaAssetsImage
 
 @Suite("ImageUtil completion-handler wrappers (the seed's downloadImage)")
 struct ImageUtilDownloadTests {
@@ -26,8 +27,9 @@ struct ImageUtilDownloadTests {
         #expect(images.all.first?.width == 120 && images.all.first?.height == 80)
     }
 
-    @Test("the seed's form does not call the handler for an invalid URL or a failure",
-          arguments: ["", "not a url", "/missing"])
+    @Test(
+        "the seed's form does not call the handler for an invalid URL or a failure",
+        arguments: ["", "not a url", "/missing"])
     func seedFormFailure(path: String) async throws {
         // Given
         let harness = try ImageUtilHarness()

@@ -1,9 +1,10 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsImage
 import SampleOrigin
 import Synchronization
 import TestSupport
+
+@testable import MediaAssetsImage
 
 /// Images encoded in code, and the styles the ImageUtil tests ask for.
 enum ImageUtilFixtures {

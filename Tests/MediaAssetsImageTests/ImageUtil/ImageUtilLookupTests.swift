@@ -1,9 +1,10 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsImage
 import SampleOrigin
-import Testing
 import TestSupport
+import Testing
+
+@testable import MediaAssetsImage
 
 @Suite("ImageUtil lookup order: memory, stored variant, stored original, network")
 struct ImageUtilLookupTests {

@@ -1,10 +1,11 @@
 import Foundation
 import MediaAssets
-@testable import MediaAssetsImage
 import SampleOrigin
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import MediaAssetsImage
 
 /// The defects the staged pipeline fixed, each reproduced the way a user met it.
 @Suite("Pipeline defects: joins, explicit hybrids, user memory backends")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite struct AvatarStyleTests {
@@ -70,7 +71,8 @@ import Testing
         for y in 0..<50 {
             for x in 0..<50 {
                 let pixel = image[x, y]
-                let distance = ((Double(x) + 0.5 - 25) * (Double(x) + 0.5 - 25)
+                let distance =
+                    ((Double(x) + 0.5 - 25) * (Double(x) + 0.5 - 25)
                     + (Double(y) + 0.5 - 25) * (Double(y) + 0.5 - 25)).squareRoot()
                 if distance > 24, pixel.alpha > 0 {
                     #expect(pixel.red == pixel.alpha, "pixel \(x),\(y) = \(pixel)")

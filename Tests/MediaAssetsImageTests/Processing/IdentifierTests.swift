@@ -1,11 +1,13 @@
 import Testing
+
 @testable import MediaAssetsImage
 
 @Suite struct IdentifierTests {
     @Test func processorIdentifiersSpellTheirParameters() {
         #expect(ImageProcessors.Resize(size: .square(96)).identifier == "resize(96x96,fill)")
-        #expect(ImageProcessors.Resize(size: PixelSize(width: 64, height: 32), contentMode: .aspectFit, upscale: true)
-            .identifier == "resize(64x32,fit,upscale)")
+        #expect(
+            ImageProcessors.Resize(size: PixelSize(width: 64, height: 32), contentMode: .aspectFit, upscale: true)
+                .identifier == "resize(64x32,fit,upscale)")
         #expect(
             ImageProcessors.Resize.aspectFillCrop(size: .square(96)).identifier == "resize(96x96,fill,crop,upscale)"
         )
@@ -13,10 +15,12 @@ import Testing
         #expect(ImageProcessors.RoundedRectangle(cornerRadius: 12).identifier == "rounded(r=12)")
         #expect(ImageProcessors.RoundedRectangle(cornerRadius: 2.5).identifier == "rounded(r=2.5)")
         #expect(ImageProcessors.Circle().identifier == "circle")
-        #expect(ImageProcessors.Border(width: 2, color: RGBA(red: 255, green: 0, blue: 0), shape: .circle)
-            .identifier == "border(w=2,#ff0000ff,circle)")
-        #expect(ImageProcessors.Border(width: 1.5, color: .white, shape: .roundedRectangle(radius: 8))
-            .identifier == "border(w=1.5,#ffffffff,rounded(r=8))")
+        #expect(
+            ImageProcessors.Border(width: 2, color: RGBA(red: 255, green: 0, blue: 0), shape: .circle)
+                .identifier == "border(w=2,#ff0000ff,circle)")
+        #expect(
+            ImageProcessors.Border(width: 1.5, color: .white, shape: .roundedRectangle(radius: 8))
+                .identifier == "border(w=1.5,#ffffffff,rounded(r=8))")
         #expect(ImageProcessors.Freeform(name: "sepia tone\n>x") { $0 }.identifier == "freeform(sepia%20tone%0A%3Ex)")
     }
 
@@ -62,9 +66,11 @@ import Testing
 
     @Test func hashableEquality() {
         #expect(ImageProcessors.Resize(size: .square(4)) == .resize(width: 4, height: 4))
-        #expect(ImageProcessors.Freeform(name: "x") { $0 } == ImageProcessors.Freeform(name: "x") { _ in
-            throw ImageProcessingError.invalidSize(.square(0), processor: "x")
-        })
+        #expect(
+            ImageProcessors.Freeform(name: "x") { $0 }
+                == ImageProcessors.Freeform(name: "x") { _ in
+                    throw ImageProcessingError.invalidSize(.square(0), processor: "x")
+                })
         #expect(ImageProcessors.Freeform(name: "x") { $0 } != ImageProcessors.Freeform(name: "y") { $0 })
         let set: Set<ImageProcessors.Border> = [
             .border(width: 1, color: .white), .border(width: 1, color: .white), .border(width: 2, color: .white),
@@ -76,9 +82,11 @@ import Testing
         // Given
         struct Refused: Error, Equatable {}
         let invert = ImageProcessors.Freeform(name: "invert") { image in
-            Image(width: image.width, height: image.height, pixels: image.pixels.enumerated().map {
-                $0.offset % 4 == 3 ? $0.element : 255 - $0.element
-            })
+            Image(
+                width: image.width, height: image.height,
+                pixels: image.pixels.enumerated().map {
+                    $0.offset % 4 == 3 ? $0.element : 255 - $0.element
+                })
         }
         let failing = ImageProcessors.Freeform(name: "fail") { _ in throw Refused() }
 

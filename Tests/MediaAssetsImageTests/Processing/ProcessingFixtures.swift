@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import MediaAssetsImage
 
 /// Test images built in code, and measurements over them.

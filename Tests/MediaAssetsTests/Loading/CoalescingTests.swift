@@ -13,7 +13,8 @@ struct CoalescingTests {
         let (origin, manager) = (environment.origin, environment.manager)
         let paths = (0..<10).map { "/avatar/\($0).jpg" }
         for (index, path) in paths.enumerated() {
-            origin.register(path, data: testBytes(count: 20_000 + index, seed: UInt64(index)), contentType: "image/jpeg")
+            origin.register(
+                path, data: testBytes(count: 20_000 + index, seed: UInt64(index)), contentType: "image/jpeg")
             origin.setBehavior(path, .init(gated: true))
         }
 
@@ -103,6 +104,8 @@ struct CoalescingTests {
 
         #expect(first == second)
         #expect(origin.requestCount(for: "/p.jpg") == 1)
-        #expect(manager.cacheKey(for: AssetRequest(url: origin.url(for: "/p.jpg?token=abc&size=2"))).rawValue.hasSuffix("/p.jpg?size=2"))
+        #expect(
+            manager.cacheKey(for: AssetRequest(url: origin.url(for: "/p.jpg?token=abc&size=2"))).rawValue.hasSuffix(
+                "/p.jpg?size=2"))
     }
 }

@@ -26,7 +26,9 @@ struct FailureTests {
         defer { environment.tearDown() }
         environment.origin.register("/busy", data: Data("ok".utf8), contentType: "text/plain")
         environment.origin.setBehavior("/busy", .init(failNext: 1, failStatus: 429, retryAfter: 0))
-        #expect(try await environment.manager.data(for: AssetRequest(url: environment.origin.url(for: "/busy"))) == Data("ok".utf8))
+        #expect(
+            try await environment.manager.data(for: AssetRequest(url: environment.origin.url(for: "/busy")))
+                == Data("ok".utf8))
         #expect(environment.origin.requests(for: "/busy").map(\.status) == [429, 200])
     }
 
@@ -93,7 +95,9 @@ struct FailureTests {
         await #expect(throws: AssetsError.lengthMismatch(url: url, expected: 10, received: 50)) {
             try await manager.data(for: AssetRequest(url: url))
         }
-        #expect(try await manager.readData(forKey: manager.cacheKey(for: AssetRequest(url: url)), storageType: .disk) == nil)
+        #expect(
+            try await manager.readData(forKey: manager.cacheKey(for: AssetRequest(url: url)), storageType: .disk) == nil
+        )
         #expect(loader.callCount == 3, "a length mismatch is transient: retried up to the policy's 3 attempts")
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MediaAssets
 import SampleOrigin
+import Synchronization
 import TestSupport
 import Testing
 
@@ -34,7 +35,9 @@ struct ValidationTests {
         #expect(second.data == bytes)
         #expect(second.metadata.freshUntil == clock.date + 60)
         #expect(manager.fetchStatistics.revalidations == 1)
-        #expect(try await manager.cachedEntry(forKey: manager.cacheKey(for: request), storageType: .disk)?.metadata.freshUntil == clock.date + 60)
+        #expect(
+            try await manager.cachedEntry(forKey: manager.cacheKey(for: request), storageType: .disk)?.metadata
+                .freshUntil == clock.date + 60)
     }
 
     @Test func changedResourceIsFetchedAnew() async throws {
@@ -42,7 +45,8 @@ struct ValidationTests {
         let environment = try OriginEnvironment(clock: clock)
         defer { environment.tearDown() }
         let (origin, manager) = (environment.origin, environment.manager)
-        origin.register("/avatar.jpg", data: Data("old face".utf8), contentType: "image/jpeg", cacheControl: "max-age=60")
+        origin.register(
+            "/avatar.jpg", data: Data("old face".utf8), contentType: "image/jpeg", cacheControl: "max-age=60")
         let request = AssetRequest(url: origin.url(for: "/avatar.jpg"))
         _ = try await manager.data(for: request)
 
@@ -51,7 +55,9 @@ struct ValidationTests {
 
         #expect(try await manager.data(for: request) == Data("new face".utf8))
         #expect(origin.requests(for: "/avatar.jpg").map(\.status) == [200, 200])
-        #expect(try await manager.readData(forKey: manager.cacheKey(for: request), storageType: .disk) == Data("new face".utf8))
+        #expect(
+            try await manager.readData(forKey: manager.cacheKey(for: request), storageType: .disk)
+                == Data("new face".utf8))
     }
 
     @Test func newVersionInTheRequestIsANewFetch() async throws {
@@ -109,5 +115,3 @@ final class ProgressRecorder: Sendable {
     func record(_ progress: FetchProgress) { storage.withLock { $0.append(progress) } }
     var values: [FetchProgress] { storage.withLock { $0 } }
 }
-
-import Synchronization

@@ -1,7 +1,7 @@
 import Foundation
 import MediaAssets
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Partitions on the shared disk")
 struct PartitionTests {

@@ -1,8 +1,8 @@
 import Foundation
 import MediaAssets
 import SampleOrigin
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Pipeline freshness: lookups inside flights, stale-while-revalidate, stale-if-error")
 struct PipelineFreshnessTests {
@@ -133,7 +133,8 @@ struct PipelineFreshnessTests {
         #expect(result.source == .stale && result.value == "hello")
     }
 
-    @Test("a processed value: one process per variant, memory hits after, and bytes that do not decode are never stored")
+    @Test(
+        "a processed value: one process per variant, memory hits after, and bytes that do not decode are never stored")
     func processingAndRejection() async throws {
         // Given text and bytes that are not UTF-8
         let environment = try OriginEnvironment()

@@ -1,14 +1,16 @@
 import Foundation
+import SampleOrigin
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import SampleOrigin
 
 /// Builds origins, sessions and payloads for the tests; every test makes its own origin on its own port.
 enum OriginTestSupport {
     /// A started origin with `resources` registered; the caller stops it.
     static func startedOrigin(_ resources: [String: Data] = [:], contentType: String = "application/octet-stream")
-        throws -> SampleOrigin {
+        throws -> SampleOrigin
+    {
         let origin = SampleOrigin()
         for (path, data) in resources { origin.register(path, data: data, contentType: contentType) }
         try origin.start()
@@ -39,7 +41,8 @@ enum TestHelperError: Error {
 extension URLSession {
     /// Sends a request and returns the body and the HTTP response.
     func fetch(_ url: URL, method: String = "GET", headers: [String: String] = [:]) async throws
-        -> (Data, HTTPURLResponse) {
+        -> (Data, HTTPURLResponse)
+    {
         var request = URLRequest(url: url)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// A persistent cache of one file per entry in a directory this instance owns.
 ///
@@ -66,7 +67,8 @@ public final class DiskCache: CacheBackend {
             .appendingPathComponent(".cache", isDirectory: true)
             .appendingPathComponent(name, isDirectory: true)
         #else
-        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+        let caches =
+            FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return caches.appendingPathComponent(name, isDirectory: true)
         #endif

@@ -60,7 +60,8 @@ enum EntryFile {
         let lastModified = Array((entry.metadata.lastModified ?? "").utf8)
         let contentType = Array((entry.metadata.contentType ?? "").utf8)
         let partition = Array((entry.metadata.partition?.rawValue ?? "").utf8)
-        let headerLength = fixedHeaderLength + keyBytes.count + etag.count + lastModified.count + contentType.count
+        let headerLength =
+            fixedHeaderLength + keyBytes.count + etag.count + lastModified.count + contentType.count
             + partition.count
         var header = [UInt8]()
         header.reserveCapacity(headerLength)

@@ -1,7 +1,6 @@
 import CDynamicCodecs
 import Foundation
 
-
 /// A libheif encoding step that failed, with its message.
 package struct HEIFEncoderFailure: Error, CustomStringConvertible {
     package var step: String

@@ -123,10 +123,14 @@ struct ResamplingWeights {
             }
             weights[tap] = weight
             sum += weight
-            (sinOuter, cosOuter) = (sinOuter * cosOuterStep + cosOuter * sinOuterStep,
-                                    cosOuter * cosOuterStep - sinOuter * sinOuterStep)
-            (sinInner, cosInner) = (sinInner * cosInnerStep + cosInner * sinInnerStep,
-                                    cosInner * cosInnerStep - sinInner * sinInnerStep)
+            (sinOuter, cosOuter) = (
+                sinOuter * cosOuterStep + cosOuter * sinOuterStep,
+                cosOuter * cosOuterStep - sinOuter * sinOuterStep
+            )
+            (sinInner, cosInner) = (
+                sinInner * cosInnerStep + cosInner * sinInnerStep,
+                cosInner * cosInnerStep - sinInner * sinInnerStep
+            )
         }
         return sum
     }

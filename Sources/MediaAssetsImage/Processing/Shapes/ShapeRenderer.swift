@@ -42,7 +42,8 @@ enum ShapeRenderer {
             if strokes {
                 // With rounded inner corners the inset outline's distance is this one's plus the
                 // width; otherwise (square inner corners) it is computed.
-                let innerCoverage = innerIsOffset
+                let innerCoverage =
+                    innerIsOffset
                     ? ShapeOutline.coverage(atDistance: distance + strokeWidth)
                     : inner?.coverage(x: x, y: y) ?? 0
                 ring = outer > innerCoverage ? outer - innerCoverage : 0

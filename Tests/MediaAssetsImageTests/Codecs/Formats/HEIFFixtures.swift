@@ -1,5 +1,6 @@
 import CDynamicCodecs
 import Foundation
+
 @testable import MediaAssetsImage
 
 /// HEIC and AVIF files for tests, encoded through libheif.

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import MediaAssetsImage
 
 /// WebP files for tests: stills encoded through libwebp, animations assembled by `WebPContainer` around frames
