@@ -12,13 +12,18 @@ import Synchronization
 ///   Redis outage never stops the local tiers. A best-effort tier that missed a write may hold an
 ///   older value until it expires or is evicted; it is read only after the faster tiers miss.
 ///
+/// As a `TieredCaching` backend it serves the pipeline like `HybridBackend`: a first tier that keeps
+/// decoded objects (a `MemoryCache`) is the memory tier, and large originals are read from and written
+/// to the tiers behind it only. With a `partition`, every entry it stores carries it, and `removeAll()`
+/// removes only that partition's entries from the tiers it shares.
+///
 /// Configuring `.hybrid(.image)` as memory → disk → Redis:
 /// ```swift
 /// let memory = MemoryCache(limits: .init(costLimit: 64 << 20))
 /// let tiered = TieredBackend(tiers: [.required(memory), .required(disk), .bestEffort(redis)])
 /// manager.register(tiered, for: .hybrid(.image))
 /// ```
-public final class TieredBackend: CacheBackend {
+public final class TieredBackend: TieredCaching {
     /// One tier: a backend and whether its write failures fail the store.
     public struct Tier: Sendable {
         /// The backend.
@@ -55,23 +60,59 @@ public final class TieredBackend: CacheBackend {
 
     /// The tiers, fastest first.
     public let tiers: [Tier]
+    /// The partition its entries carry on shared tiers, if any.
+    public let partition: LRUCacheType?
+    /// The first tier when it keeps decoded objects: the pipeline's memory tier.
+    public let decodedObjectTier: (any DecodedObjectCaching)?
+    /// Where the byte tiers start: 1 behind a decoded-object tier, else 0.
+    private let firstByteTier: Int
     private let state: Mutex<State>
 
-    /// Composes `tiers`, fastest first.
-    public init(tiers: [Tier]) {
+    /// Composes `tiers`, fastest first; entries carry `partition` when given.
+    public init(tiers: [Tier], partition: LRUCacheType? = nil) {
         self.tiers = tiers
+        self.partition = partition
+        self.decodedObjectTier = tiers.first?.backend as? any DecodedObjectCaching
+        self.firstByteTier = decodedObjectTier == nil ? 0 : 1
         self.state = Mutex(State(tiers: Array(repeating: TierCounters(), count: tiers.count)))
     }
 
     /// Composes `backends`, fastest first, every one required.
-    public convenience init(tiers backends: [any CacheBackend]) {
-        self.init(tiers: backends.map(Tier.required))
+    public convenience init(tiers backends: [any CacheBackend], partition: LRUCacheType? = nil) {
+        self.init(tiers: backends.map(Tier.required), partition: partition)
     }
 
     /// Returns the first tier's live entry, promoting a slower tier's hit into the faster tiers.
     public func entry(forKey key: CacheKey) async throws -> CacheEntry? {
+        await entry(forKey: key, from: 0)
+    }
+
+    /// Returns the byte tiers' entry without promoting it into the decoded-object tier.
+    public func storedEntry(forKey key: CacheKey) async throws -> CacheEntry? {
+        await entry(forKey: key, from: firstByteTier)
+    }
+
+    /// Stores bytes in the byte tiers only, leaving the decoded-object tier as it is.
+    public func storeBytes(_ entry: CacheEntry, forKey key: CacheKey) async throws {
+        let bytesOnly = stamped(entry, bytesOnly: true)
+        try await eachTier(slowestFirst: true, from: firstByteTier) { _, backend in
+            try await backend.store(bytesOnly, forKey: key)
+        }
+        state.withLock { $0.writes += 1 }
+    }
+
+    /// `entry` with this composition's partition, and without its decoded object when `bytesOnly`.
+    private func stamped(_ entry: CacheEntry, bytesOnly: Bool) -> CacheEntry {
+        var stamped = entry
+        if bytesOnly { stamped.decoded = nil }
+        if let partition, stamped.metadata.partition != partition { stamped.metadata.partition = partition }
+        return stamped
+    }
+
+    /// Reads tiers `first...` in turn, promoting a hit into the faster tiers from `first` on.
+    private func entry(forKey key: CacheKey, from first: Int) async -> CacheEntry? {
         let generation = state.withLock { $0.generation }
-        for (index, tier) in tiers.enumerated() {
+        for (index, tier) in tiers.enumerated() where index >= first {
             let found: CacheEntry?
             do {
                 found = try await tier.backend.entry(forKey: key)
@@ -84,7 +125,7 @@ public final class TieredBackend: CacheBackend {
                 state.tiers[index].hits += 1
                 return state.generation == generation
             }
-            if unchanged { await promote(entry, forKey: key, into: index) }
+            if unchanged { await promote(entry, forKey: key, into: index, from: first) }
             return entry
         }
         state.withLock { $0.misses += 1 }
@@ -92,8 +133,8 @@ public final class TieredBackend: CacheBackend {
     }
 
     /// Copies a hit of tier `index` into the faster tiers, slowest first; failures are only counted.
-    private func promote(_ entry: CacheEntry, forKey key: CacheKey, into index: Int) async {
-        for faster in stride(from: index - 1, through: 0, by: -1) {
+    private func promote(_ entry: CacheEntry, forKey key: CacheKey, into index: Int, from first: Int) async {
+        for faster in stride(from: index - 1, through: first, by: -1) {
             do {
                 try await tiers[faster].backend.store(entry, forKey: key)
                 state.withLock { $0.tiers[faster].promotions += 1 }
@@ -105,8 +146,8 @@ public final class TieredBackend: CacheBackend {
 
     /// Stores the entry in every tier, slowest first; see the type's documentation for failures.
     public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
-        var bytesOnly = entry
-        bytesOnly.decoded = nil
+        let entry = stamped(entry, bytesOnly: false)
+        let bytesOnly = stamped(entry, bytesOnly: true)
         try await eachTier(slowestFirst: true) { index, backend in
             try await backend.store(index == 0 ? entry : bytesOnly, forKey: key)
         }
@@ -118,9 +159,19 @@ public final class TieredBackend: CacheBackend {
         try await eachTier(slowestFirst: true) { _, backend in try await backend.removeEntry(forKey: key) }
     }
 
-    /// Removes everything from every tier (tiers may be shared with other storage types).
+    /// Removes everything from every tier (tiers may be shared with other storage types), or with a
+    /// partition, empties the decoded-object tier and removes only the partition's entries elsewhere.
     public func removeAll() async throws {
-        try await eachTier(slowestFirst: true) { _, backend in try await backend.removeAll() }
+        guard let partition else {
+            return try await eachTier(slowestFirst: true) { _, backend in try await backend.removeAll() }
+        }
+        try await eachTier(slowestFirst: true) { index, backend in
+            if index < firstByteTier {
+                try await backend.removeAll()
+            } else {
+                try await backend.removeEntries(.partition(partition))
+            }
+        }
     }
 
     /// Removes the selected entries from every tier.
@@ -136,11 +187,12 @@ public final class TieredBackend: CacheBackend {
     /// Runs a change on every tier, moving the generation before and after; the first failure of a
     /// required tier stops it and is thrown, best-effort failures are counted.
     private func eachTier(
-        slowestFirst: Bool, _ change: (Int, any CacheBackend) async throws -> Void
+        slowestFirst: Bool, from first: Int = 0, _ change: (Int, any CacheBackend) async throws -> Void
     ) async throws {
         state.withLock { $0.generation += 1 }
         defer { state.withLock { $0.generation += 1 } }
-        let order = slowestFirst ? Array(tiers.indices.reversed()) : Array(tiers.indices)
+        let indices = Array(tiers.indices.dropFirst(first))
+        let order = slowestFirst ? Array(indices.reversed()) : indices
         for index in order {
             do {
                 try await change(index, tiers[index].backend)

@@ -68,6 +68,30 @@ struct PipelineDefectTests {
         #expect(await disk.statistics().count >= 2)
     }
 
+    @Test("a TieredBackend registered for .hybrid(.image) serves memory hits; originals stay out of its memory tier")
+    func tieredBackendAsHybrid() async throws {
+        // Given memory → disk as a TieredBackend for .hybrid(.image)
+        let harness = try ImageUtilHarness()
+        defer { harness.tearDown() }
+        let url = harness.serve("/avatar.jpg", try ImageUtilFixtures.gradientJPEG())
+        let memory = MemoryCache(limits: .init(costLimit: 64 << 20))
+        let disk = try DiskCache(configuration: .init(directory: harness.directory.appending("tiered-disk")))
+        harness.manager.register(TieredBackend(tiers: [memory, disk], partition: .image), for: .hybrid(.image))
+        let util = harness.util
+
+        // When a style is asked twice
+        _ = try await util.image(for: url, style: .circle(diameter: 96))
+        let again = try await util.imageResult(for: AssetRequest(url: url), style: .circle(diameter: 96))
+        await harness.manager.waitForPendingWrites()
+
+        // Then the second ask was a memory hit, the original's bytes are on disk only, with the partition
+        #expect(again.source == .memory)
+        let originalKey = harness.manager.cacheKey(for: AssetRequest(url: url))
+        #expect(memory.cachedEntry(forKey: originalKey) == nil)
+        #expect(try await disk.entry(forKey: originalKey)?.metadata.partition == .image)
+        #expect(harness.origin.requestCount(for: "/avatar.jpg") == 1)
+    }
+
     @Test("a memory backend of the user's own gets memory hits and setAvatar's instant delivery")
     func userMemoryBackend() async throws {
         // Given the image partition replaced by a user-written memory backend
