@@ -4,7 +4,8 @@ public struct SampleAvatar: Sendable {
     public let userNumber: Int
     /// The side of the square portrait in pixels (512 to 1024).
     public let side: Int
-    /// The encoded portrait: JPEG, or PNG with a transparent background for every fifth user.
+    /// The encoded portrait: JPEG; PNG with a transparent background for every fifth user; WebP for users 3
+    /// and 17; an animated GIF for user 7.
     public let file: SampleFile
 
     /// Whether the portrait is a PNG with transparency.

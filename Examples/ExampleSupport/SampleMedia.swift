@@ -79,12 +79,21 @@ public struct SampleMedia: Sendable {
         let isPNG = userNumber % 5 == 0
         let image = AvatarPainter(userNumber: userNumber, side: side, transparentBackground: isPNG).paint()
         let name = String(format: "/avatars/user-%02d", userNumber)
-        let file =
-            isPNG
-            ? SampleFile(path: name + ".png", data: try ImageEncoder.png(image), contentType: "image/png")
-            : SampleFile(
+        let file: SampleFile
+        switch userNumber {
+        case _ where isPNG:
+            file = SampleFile(path: name + ".png", data: try ImageEncoder.png(image), contentType: "image/png")
+        case 3, 17:
+            file = SampleFile(path: name + ".webp", data: try SampleAvatarFormats.webp(image), contentType: "image/webp")
+        case 7:
+            file = SampleFile(
+                path: name + ".gif", data: try SampleAvatarFormats.animatedGIF(image), contentType: "image/gif"
+            )
+        default:
+            file = SampleFile(
                 path: name + ".jpg", data: try ImageEncoder.jpeg(image, quality: 85), contentType: "image/jpeg"
             )
+        }
         return SampleAvatar(userNumber: userNumber, side: side, file: file)
     }
 }
