@@ -84,7 +84,8 @@ public struct SampleMedia: Sendable {
         case _ where isPNG:
             file = SampleFile(path: name + ".png", data: try ImageEncoder.png(image), contentType: "image/png")
         case 3, 17:
-            file = SampleFile(path: name + ".webp", data: try SampleAvatarFormats.webp(image), contentType: "image/webp")
+            file = SampleFile(
+                path: name + ".webp", data: try SampleAvatarFormats.webp(image), contentType: "image/webp")
         case 7:
             file = SampleFile(
                 path: name + ".gif", data: try SampleAvatarFormats.animatedGIF(image), contentType: "image/gif"
