@@ -121,6 +121,13 @@ public final class AssetsManager: Sendable {
         try await backend(for: storageType).store(entry, forKey: key)
     }
 
+    /// Stores `entry` under `key` behind the caller's back: returns at once, reads see the entry until the
+    /// backend has it, and a failure is counted in `fetchStatistics.storeFailures`. For what a util derives
+    /// beside a result (a placeholder, an index) that must not delay the result.
+    public func storeInBackground(_ entry: CacheEntry, forKey key: CacheKey, storageType: StorageType) throws {
+        stage(entry, forKey: key, route: try route(for: storageType), bytesOnly: false)
+    }
+
     /// Returns once every result handed back before its write has been written (or failed to be;
     /// failures are counted in `fetchStatistics.storeFailures`). Call it before exiting a process
     /// that must leave its downloads on disk.

@@ -73,18 +73,27 @@ public final class ImageUtil: Sendable {
         for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original,
         storageType: StorageType = .hybrid(.image)
     ) async throws -> AssetResult<Image> {
+        let result: AssetResult<Image>
         if Self.isOriginal(style) {
-            return try await pipeline.value(for: request, options: nil, storageType: storageType)
+            result = try await pipeline.value(for: request, options: nil, storageType: storageType)
+        } else {
+            if let hit = pipeline.cachedValue(for: request, processor: style, storageType: storageType) { return hit }
+            try (style as? AvatarStyle)?.validate()
+            do {
+                result = try await pipeline.value(
+                    for: request, processor: style, options: style.targetSize, storageType: storageType
+                )
+            } catch AssetsError.processingFailed(_, let processor, let reason) {
+                throw ImageUtilError.renderingFailed(url: request.url, style: processor, reason: reason)
+            }
         }
-        if let hit = pipeline.cachedValue(for: request, processor: style, storageType: storageType) { return hit }
-        try (style as? AvatarStyle)?.validate()
-        do {
-            return try await pipeline.value(
-                for: request, processor: style, options: style.targetSize, storageType: storageType
-            )
-        } catch AssetsError.processingFailed(_, let processor, let reason) {
-            throw ImageUtilError.renderingFailed(url: request.url, style: processor, reason: reason)
+        if result.source == .network {
+            let original = Self.isOriginal(style) ? result.value : result.original
+            if let original {
+                makePlaceholder(for: request, from: original, metadata: result.metadata, storageType: storageType)
+            }
         }
+        return result
     }
 
     /// Whether `style` is `.original`: the decoded image itself, kept under the original's key.
@@ -127,6 +136,9 @@ public final class ImageUtil: Sendable {
         statistics.storeFailures = manager.fetchStatistics.storeFailures
         return statistics
     }
+
+    /// Placeholders being computed, so joiners of one download make one.
+    let placeholdersUnderWay = Mutex(Set<CacheKey>())
 
     /// Renders of an `Avatar`'s local original, which bypass the pipeline.
     let avatarRenders = Mutex(0)

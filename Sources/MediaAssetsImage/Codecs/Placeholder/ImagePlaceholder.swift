@@ -25,7 +25,7 @@ public struct ImagePlaceholder: Sendable, Hashable {
     /// The ThumbHash bytes (5–25 or so): what to store.
     public let thumbHash: Data
     /// The image's average colour (straight alpha), exact when computed from an image.
-    public let averageColor: RGBA
+    public private(set) var averageColor: RGBA
 
     /// Computes the placeholder of `image` (shrunk to fit 100×100 first: larger adds nothing).
     ///
@@ -47,6 +47,14 @@ public struct ImagePlaceholder: Sendable, Hashable {
         guard hash.count >= required else { throw Failure.truncated(byteCount: hash.count, required: required) }
         self.thumbHash = thumbHash
         averageColor = ThumbHash.averageColor(hash)
+    }
+
+    /// Reads a stored ThumbHash with the exact average colour computed beside it.
+    ///
+    /// - Throws: `ImagePlaceholder.Failure.truncated` when the bytes are shorter than their header says.
+    public init(thumbHash: Data, averageColor: RGBA) throws {
+        try self.init(thumbHash: thumbHash)
+        self.averageColor = averageColor
     }
 
     /// The placeholder picture: at most 32×32, in the image's approximate aspect ratio, premultiplied.

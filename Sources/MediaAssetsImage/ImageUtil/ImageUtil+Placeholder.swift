@@ -1,0 +1,42 @@
+import Foundation
+import MediaAssets
+
+extension ImageUtil {
+    /// The placeholder of the image at `request` — a ThumbHash and the image's exact average colour — if
+    /// its original has been downloaded, read from the cache without decoding the original (about 30
+    /// bytes). Render `placeholder.image()` (at most 32×32) or fill with `averageColor` while the image loads.
+    ///
+    /// Placeholders are made when an original is first downloaded and decoded, off the caller's path, and
+    /// stored beside it under `<key>@placeholder`, as fresh as the original.
+    public func placeholder(
+        for request: AssetRequest, storageType: StorageType = .hybrid(.image)
+    ) async throws -> ImagePlaceholder? {
+        let key = manager.cacheKey(for: request).variant(Self.placeholderIdentifier)
+        guard let entry = try await manager.cachedEntry(forKey: key, storageType: storageType),
+            entry.data.count > 4
+        else { return nil }
+        let bytes = [UInt8](entry.data)
+        let color = RGBA(red: bytes[0], green: bytes[1], blue: bytes[2], alpha: bytes[3])
+        return try? ImagePlaceholder(thumbHash: entry.data.dropFirst(4), averageColor: color)
+    }
+
+    static let placeholderIdentifier = "placeholder"
+
+    /// Computes and stores the placeholder of a freshly downloaded original, in the background, once.
+    func makePlaceholder(
+        for request: AssetRequest, from original: Image, metadata: CacheMetadata, storageType: StorageType
+    ) {
+        let key = manager.cacheKey(for: request).variant(Self.placeholderIdentifier)
+        guard placeholdersUnderWay.withLock({ $0.insert(key).inserted }) else { return }
+        Task(priority: .utility) { [self] in
+            defer { placeholdersUnderWay.withLock { _ = $0.remove(key) } }
+            guard let placeholder = try? ImagePlaceholder(image: original) else { return }
+            let color = placeholder.averageColor
+            var stored = metadata
+            stored.contentType = "application/x-thumbhash"
+            let data = Data([color.red, color.green, color.blue, color.alpha]) + placeholder.thumbHash
+            try? manager.storeInBackground(
+                CacheEntry(data: data, metadata: stored), forKey: key, storageType: storageType)
+        }
+    }
+}
