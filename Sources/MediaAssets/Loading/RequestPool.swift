@@ -126,7 +126,9 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///
     /// - Parameters:
     ///   - keys: the keys wanted, in the order `grouping` expects.
+    ///   - priority: the priority of the tasks of the flights this ask starts.
     ///   - grouping: cuts the keys no flight covers into the key sets of new flights.
+    ///   - deliver: called once per flight this ask depends on, with its values or its error.
     ///   - operation: fetches one group; it must return a value for every key of the group.
     public func flights(
         for keys: [Key],
