@@ -131,7 +131,13 @@ let package = Package(
             name: "MediaAssetsAnimationTests",
             dependencies: ["MediaAssetsAnimation", "CZlib", "TestSupport"]
         ),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["MediaAssetsImage", "MediaAssetsAnimation"]),
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: [
+                "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssets", "MediaAssetsVideo", "MediaAssetsVideoProxy",
+                "MediaAssetsRedis", "SampleOrigin",
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,10 @@ import PackageDescription
 // Adding a target: a `FuzzTarget` in Sources/FuzzSupport/FuzzTargets.swift, a folder
 // Targets/<name>/ holding a copy of Targets/png/Entry.swift with the name changed, and the name in
 // `targetNames` below.
-let targetNames = ["jpeg", "png", "lottie", "dotlottie"]
+let targetNames = [
+    "jpeg", "png", "lottie", "dotlottie", "webp", "gif", "heif", "thumbhash", "hls-playlist", "http-request-head",
+    "proxy-path", "resp-reply", "disk-entry-file",
+]
 
 let package = Package(
     name: "MediaAssetsFuzz",
@@ -21,6 +24,11 @@ let package = Package(
                 "CFuzzSupport",
                 .product(name: "MediaAssetsImage", package: "MediaAssets"),
                 .product(name: "MediaAssetsAnimation", package: "MediaAssets"),
+                .product(name: "MediaAssets", package: "MediaAssets"),
+                .product(name: "MediaAssetsVideo", package: "MediaAssets"),
+                .product(name: "MediaAssetsVideoProxy", package: "MediaAssets"),
+                .product(name: "MediaAssetsRedis", package: "MediaAssets"),
+                .product(name: "SampleOrigin", package: "MediaAssets"),
             ]
         ),
     ]

@@ -1,6 +1,11 @@
 import Foundation
+import MediaAssets
 import MediaAssetsAnimation
 import MediaAssetsImage
+import MediaAssetsRedis
+import MediaAssetsVideo
+import MediaAssetsVideoProxy
+import SampleOrigin
 import Testing
 
 /// Replays every input `Fuzz/run` kept in `Fuzz/Regressions/<target>/` through that target's parser, so a
@@ -14,6 +19,15 @@ struct FuzzRegressionTests {
         "png": { data in decodeImage(data) },
         "lottie": { data in _ = try? LottieAnimation.parse(data) },
         "dotlottie": { data in _ = try? DotLottie.read(data) },
+        "webp": fuzzWebPDecoder,
+        "gif": fuzzGIFDecoder,
+        "heif": fuzzHEIFDecoder,
+        "thumbhash": fuzzThumbHash,
+        "hls-playlist": fuzzHLSPlaylist,
+        "http-request-head": fuzzHTTPRequestHead,
+        "proxy-path": fuzzVideoProxyPath,
+        "resp-reply": fuzzRESPReply,
+        "disk-entry-file": fuzzDiskEntryFile,
     ]
 
     static let regressions = URL(fileURLWithPath: #filePath)
@@ -46,7 +60,13 @@ struct FuzzRegressionTests {
         }
     }
 
-    @Test("every kept input parses without crashing", arguments: ["jpeg", "png", "lottie", "dotlottie"])
+    @Test(
+        "every kept input parses without crashing",
+        arguments: [
+            "jpeg", "png", "lottie", "dotlottie", "webp", "gif", "heif", "thumbhash", "hls-playlist",
+            "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
+        ]
+    )
     func replaysInputs(target: String) throws {
         // Given the inputs kept for `target` (a missing folder means none were ever kept)
         let folder = Self.regressions.appendingPathComponent(target, isDirectory: true)

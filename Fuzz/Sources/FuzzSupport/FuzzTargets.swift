@@ -1,12 +1,20 @@
 import Foundation
+import MediaAssets
 import MediaAssetsAnimation
 import MediaAssetsImage
+import MediaAssetsRedis
+import MediaAssetsVideo
+import MediaAssetsVideoProxy
+import SampleOrigin
 
 /// Every fuzz target. A new parser's entry point (`fuzz<Name>(_ data: Data)` or its public API)
 /// gets one entry here, a `Targets/<name>/Entry.swift` and its name in Package.swift.
 public enum FuzzTargets {
     /// All targets, in the order `Fuzz/run` runs them.
-    public static let all: [FuzzTarget] = [jpeg, png, lottie, dotLottie]
+    public static let all: [FuzzTarget] = [
+        jpeg, png, lottie, dotLottie, webp, gif, heif, thumbHash, hlsPlaylist, httpRequestHead, proxyPath,
+        respReply, diskEntryFile,
+    ]
 
     /// The target named `name`, if any.
     public static func named(_ name: String) -> FuzzTarget? {
@@ -37,6 +45,37 @@ public enum FuzzTargets {
     public static let dotLottie = FuzzTarget(name: "dotlottie", seeds: AnimationSeeds.dotLottie) { data in
         _ = try? DotLottie.read(data)
     }
+
+    /// libwebp and libwebpdemux (loaded at run time): header, still decode, animation.
+    public static let webp = FuzzTarget(name: "webp", seeds: FormatSeeds.webp, parse: fuzzWebPDecoder)
+
+    /// giflib (loaded at run time): header, first frame, every frame.
+    public static let gif = FuzzTarget(name: "gif", seeds: FormatSeeds.gif, parse: fuzzGIFDecoder)
+
+    /// libheif (loaded at run time): HEIC and AVIF header and primary image.
+    public static let heif = FuzzTarget(name: "heif", seeds: FormatSeeds.heif, parse: fuzzHEIFDecoder)
+
+    /// The ThumbHash reader and renderer behind `ImagePlaceholder`.
+    public static let thumbHash = FuzzTarget(name: "thumbhash", seeds: FormatSeeds.thumbHash, parse: fuzzThumbHash)
+
+    /// The HLS master and media playlist parser.
+    public static let hlsPlaylist = FuzzTarget(
+        name: "hls-playlist", seeds: ProtocolSeeds.hlsPlaylist, parse: fuzzHLSPlaylist)
+
+    /// The HTTP request-head and `Range` parser that `SampleOrigin` and the video proxy share.
+    public static let httpRequestHead = FuzzTarget(
+        name: "http-request-head", seeds: ProtocolSeeds.httpRequestHead, parse: fuzzHTTPRequestHead)
+
+    /// The video proxy's URL-path parser (base64url origin token and byte range).
+    public static let proxyPath = FuzzTarget(
+        name: "proxy-path", seeds: ProtocolSeeds.proxyPath, parse: fuzzVideoProxyPath)
+
+    /// The RESP reply parser (whole and split in two) and the Redis entry decoder.
+    public static let respReply = FuzzTarget(name: "resp-reply", seeds: ProtocolSeeds.respReply, parse: fuzzRESPReply)
+
+    /// The disk cache's entry-file header decoder and checksum check.
+    public static let diskEntryFile = FuzzTarget(
+        name: "disk-entry-file", seeds: ProtocolSeeds.diskEntryFile, parse: fuzzDiskEntryFile)
 
     /// Reads the header, decodes, and decodes again scaled to `targetSize` (JPEG's DCT scaling) if given.
     static func decodeImage(_ data: Data, scaledTo targetSize: PixelSize?) {

@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+import MediaAssets
+
+/// Seeds for the text and wire parsers: HLS playlists, HTTP request heads, proxy paths, RESP replies, and
+/// disk-cache entry files written by a real `DiskCache`.
+enum ProtocolSeeds {
+    static func hlsPlaylist() -> [String: Data] {
+        let master = """
+            #EXTM3U
+            #EXT-X-VERSION:6
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="audio/en.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=1280000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2",AUDIO="aud"
+            low/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2560000,RESOLUTION=1280x720,AUDIO="aud"
+            high/index.m3u8
+
+            """
+        let media = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:6
+            #EXT-X-MEDIA-SEQUENCE:100
+            #EXT-X-PLAYLIST-TYPE:VOD
+            #EXT-X-MAP:URI="init.mp4",BYTERANGE="720@0"
+            #EXT-X-KEY:METHOD=AES-128,URI="../keys/k1.bin",IV=0x0123
+            #EXTINF:5.5,first
+            #EXT-X-BYTERANGE:1000@720
+            segment.mp4
+            #EXT-X-KEY:METHOD=NONE
+            #EXT-X-DISCONTINUITY
+            #EXTINF:4,
+            http://127.0.0.1/other/s2.ts
+            #EXT-X-ENDLIST
+
+            """
+        return ["seed-master.m3u8": Data(master.utf8), "seed-media.m3u8": Data(media.utf8)]
+    }
+
+    static func httpRequestHead() -> [String: Data] {
+        [
+            "seed-get.txt": Data("GET /video.mp4 HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=0-1023\r\n\r\n".utf8),
+            "seed-head.txt": Data("HEAD /a.png?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: close\r\n\r\n".utf8),
+            "seed-suffix-range.txt": Data("GET /b HTTP/1.0\r\nRange: bytes=-500\r\nIf-None-Match: \"e\"\r\n\r\n".utf8),
+        ]
+    }
+
+    /// Paths as `VideoProxy` writes them: `/<kind>/<base64url of [range|]origin URL>/<file name>`.
+    static func proxyPath() -> [String: Data] {
+        func path(_ kind: String, _ token: String, _ name: String) -> Data {
+            let encoded = Data(token.utf8).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            return Data("/\(kind)/\(encoded)/\(name)".utf8)
+        }
+        return [
+            "seed-progressive.txt": path("p", "http://127.0.0.1:8080/v/clip.mp4", "clip.mp4"),
+            "seed-playlist.txt": path("h", "https://127.0.0.1/hls/index.m3u8", "index.m3u8"),
+            "seed-resource.txt": path("s", "720-1720|http://127.0.0.1/hls/seg.mp4", "seg.mp4"),
+        ]
+    }
+
+    static func respReply() -> [String: Data] {
+        [
+            "seed-simple.resp": Data("+OK\r\n-ERR bad\r\n:-42\r\n$5\r\nhello\r\n$-1\r\n".utf8),
+            "seed-array.resp": Data("*3\r\n$3\r\nfoo\r\n:12\r\n+bar\r\n*-1\r\n$0\r\n\r\n".utf8),
+            "seed-moved.resp": Data("*2\r\n*1\r\n+a\r\n-MOVED 1 127.0.0.1:1\r\n".utf8),
+        ]
+    }
+
+    /// Entry files a real `DiskCache` wrote (one with full metadata, one empty body), read back from disk.
+    static func diskEntryFile() -> [String: Data] {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("fuzz-disk-seeds-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let metadata = CacheMetadata(
+            expires: Date(timeIntervalSinceReferenceDate: 9_000), etag: "\"e\"", lastModified: "yesterday",
+            contentType: "image/png", partition: .image
+        )
+        let entries: [(CacheKey, CacheEntry)] = [
+            ("http://127.0.0.1/a.png", CacheEntry(data: Data((0..<300).map { UInt8($0 % 251) }), metadata: metadata)),
+            ("http://127.0.0.1/empty", CacheEntry(data: Data())),
+        ]
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            if let cache = try? DiskCache(directory: directory) {
+                for (key, entry) in entries { try? await cache.store(entry, forKey: key) }
+                await cache.close()
+            }
+            done.signal()
+        }
+        done.wait()
+        var seeds: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
+        while let file = enumerator?.nextObject() as? URL {
+            guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true,
+                let bytes = try? Data(contentsOf: file), bytes.count > 24
+            else { continue }
+            seeds["seed-\(seeds.count).entry"] = bytes
+        }
+        return seeds
+    }
+}
