@@ -34,14 +34,28 @@ public final class RedisServer: Sendable {
     public static func start(
         configuration lines: [String] = [], port: Int? = nil, clusterBus: Bool = false
     ) async throws -> RedisServer {
-        let server = try RedisServer(lines: lines, port: port ?? freeLoopbackPort(needsBusPort: clusterBus))
-        do {
-            try await server.launch()
-        } catch {
-            server.stop()
-            throw error
+        // A port found free can be taken before the server binds it (an outgoing connection's ephemeral
+        // port): a server that exits at once is started again on another port, when the port was ours to pick.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let server = try RedisServer(lines: lines, port: port ?? freeLoopbackPort(needsBusPort: clusterBus))
+            do {
+                try await server.launch()
+                return server
+            } catch is ServerExited where port == nil && attempt < 5 {
+                server.stop()
+            } catch {
+                server.stop()
+                throw error
+            }
         }
-        return server
+    }
+
+    /// The server process ended before it answered (its port was taken, most often).
+    struct ServerExited: Error, CustomStringConvertible {
+        var port: Int
+        var description: String { "redis-server on port \(port) exited before answering; see its redis.log" }
     }
 
     private init(lines: [String], port: Int) throws {
@@ -78,10 +92,12 @@ public final class RedisServer: Sendable {
         processes.withLock { $0 = (server, watchdog) }
         let port = self.port
         try await waitUntil("redis-server answers PING on port \(port)", timeout: .seconds(30)) {
+            guard server.isRunning else { return true }
             // A server with a password answers NOAUTH: it is up all the same.
             let answer = (try? Self.cli(port: port, ["PING"])) ?? ""
             return answer.contains("PONG") || answer.contains("NOAUTH")
         }
+        guard server.isRunning else { throw ServerExited(port: port) }
     }
 
     /// Kills the server at once (SIGKILL), as a crash would, and waits for it to be gone.
