@@ -39,7 +39,7 @@ extension AssetsManager {
         let route = try self.route(for: storageType)
         let fetched = try await fetchOriginal(request, route: route, bytesOnly: false, progress: progress)
         if fetched.revalidatesInBackground {
-            revalidateInBackground(fetched.key, storageType: storageType) { [self] in
+            revalidateInBackground(fetched.key, route: route, bytesOnly: false) { [self] in
                 var revalidation = request
                 revalidation.cachePolicy = .revalidate
                 _ = try await entry(for: revalidation, storageType: storageType, decode: decode)
@@ -259,16 +259,23 @@ extension AssetsManager {
         return bytesOnly ? try await route.storedEntry(forKey: key) : try await route.backend.entry(forKey: key)
     }
 
-    /// Runs `revalidation` in the background unless one for the same key and storage type is under way.
+    /// Runs `revalidation` in the background unless one for the same key and storage type is under way,
+    /// or the entry is fresh again by then (an ask that read it stale just before a revalidation ended).
     func revalidateInBackground(
-        _ key: CacheKey, storageType: StorageType, _ revalidation: @escaping @Sendable () async throws -> Void
+        _ key: CacheKey, route: StorageRoute, bytesOnly: Bool,
+        _ revalidation: @escaping @Sendable () async throws -> Void
     ) {
-        let slot = PendingWrites.Slot(storageType: storageType, key: key)
+        let slot = PendingWrites.Slot(storageType: route.storageType, key: key)
         guard revalidations.withLock({ $0.insert(slot).inserted }) else { return }
-        fetchCounters.withLock { $0.backgroundRevalidations += 1 }
         Task(priority: .utility) { [self] in
+            defer { revalidations.withLock { _ = $0.remove(slot) } }
+            if let current = try? await storedEntry(forKey: key, route: route, bytesOnly: bytesOnly),
+                current.isFresh(at: configuration.now())
+            {
+                return
+            }
+            fetchCounters.withLock { $0.backgroundRevalidations += 1 }
             try? await revalidation()
-            revalidations.withLock { _ = $0.remove(slot) }
         }
     }
 

@@ -156,7 +156,7 @@ extension AssetPipeline {
         }
         let fetched = try await manager.fetchOriginal(request, route: route, bytesOnly: true)
         if fetched.revalidatesInBackground {
-            manager.revalidateInBackground(originalKey, storageType: route.storageType) { [self] in
+            manager.revalidateInBackground(originalKey, route: route, bytesOnly: true) { [self] in
                 var revalidation = request
                 revalidation.cachePolicy = .revalidate
                 revalidation.priority = .low

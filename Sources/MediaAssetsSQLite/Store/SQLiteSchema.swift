@@ -93,7 +93,19 @@ enum SQLiteSchema {
     ///   each before anything is written to the file.
     static func prepare(_ connection: SQLiteConnection) throws {
         // Only reads until the file is known to be ours (or empty).
-        let found = try classifyingOpenErrors(connection) { try inspect(connection) }
+        // One read transaction, so the header and the schema are read from one snapshot: another process
+        // creating the schema meanwhile is seen before or after its commit, never half way.
+        let found = try classifyingOpenErrors(connection) {
+            try connection.execute("BEGIN", operation: "read the header")
+            do {
+                let found = try inspect(connection)
+                try connection.execute("COMMIT", operation: "read the header")
+                return found
+            } catch {
+                try? connection.execute("ROLLBACK", operation: "read the header")
+                throw error
+            }
+        }
         if found == .empty {
             // Takes effect only before the first table; 16 KiB pages suit media (see `creation`).
             try connection.execute("PRAGMA page_size = 16384", operation: "set the page size")
