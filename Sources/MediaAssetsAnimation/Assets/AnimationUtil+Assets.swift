@@ -56,7 +56,7 @@ extension AnimationUtil {
             let model = try await animationsWithAssets.value(
                 for: request, options: DefaultDecodeOptions(), storageType: storageType
             )
-            let loaded = try await loadImages(of: model.value, baseURL: request.url, options: options)
+            let loaded = try await loadAssets(of: model.value, relativeTo: request.url, options: options)
             let entry = CacheEntry(
                 data: Data(), metadata: model.metadata,
                 decoded: DecodedObject(loaded, cost: loaded.estimatedMemoryCost)
@@ -97,9 +97,15 @@ extension AnimationUtil {
 
     // MARK: Images
 
-    /// Decodes every image asset concurrently; failures are thrown (first in document order) or replaced.
-    func loadImages(
-        of animation: LottieAnimation, baseURL: URL, options: AnimationAssetOptions
+    /// Decodes the image assets of an animation you already hold (read from a dotLottie archive or a
+    /// bundle), concurrently: external ones through `images`, embedded ones by the format plugins.
+    ///
+    /// The result is not kept in memory (the images are, by `ImageUtil`); failures are thrown, first in
+    /// document order, or replaced by placeholders as `options` says.
+    ///
+    /// - Parameter baseURL: what `u` + `p` are resolved against (the animation's URL).
+    public func loadAssets(
+        of animation: LottieAnimation, relativeTo baseURL: URL, options: AnimationAssetOptions = .init()
     ) async throws -> LoadedAnimation {
         let assets = animation.imageAssets
         let outcomes = try await withThrowingTaskGroup(
