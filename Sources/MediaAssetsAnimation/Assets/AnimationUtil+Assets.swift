@@ -103,7 +103,10 @@ extension AnimationUtil {
     /// The result is not kept in memory (the images are, by `ImageUtil`); failures are thrown, first in
     /// document order, or replaced by placeholders as `options` says.
     ///
-    /// - Parameter baseURL: what `u` + `p` are resolved against (the animation's URL).
+    /// - Parameters:
+    ///   - animation: the parsed animation whose image assets to decode.
+    ///   - baseURL: what `u` + `p` are resolved against (the animation's URL).
+    ///   - options: the failure policy and where images are cached.
     public func loadAssets(
         of animation: LottieAnimation, relativeTo baseURL: URL, options: AnimationAssetOptions = .init()
     ) async throws -> LoadedAnimation {

@@ -11,7 +11,10 @@ extension AnimationUtil {
     /// from `options.imageStorageType` (no second download while they are cached); placeholders as PNG.
     ///
     /// - Parameters:
+    ///   - request: the animation's JSON.
     ///   - id: the animation's id in the manifest; by default the URL's file name without extension.
+    ///   - options: the failure policy (placeholders are inlined as PNG) and where images are cached.
+    ///   - storageType: where the animation is cached.
     ///   - layout: `.version1` (the default) is what python-lottie and older players read.
     /// - Throws: what `loadedAnimation` throws, and `DotLottieError.writeFailed`.
     public func exportDotLottie(

@@ -16,15 +16,7 @@ enum ZipDeflater {
         }
         defer { deflateEnd(&stream) }
         var output = Data(count: Int(deflateBound(&stream, uLong(data.count))))
-        let status = data.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes { outputBuffer in
-                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-                stream.avail_in = uInt(input.count)
-                stream.next_out = outputBuffer.bindMemory(to: Bytef.self).baseAddress
-                stream.avail_out = uInt(outputBuffer.count)
-                return CZlib.deflate(&stream, Z_FINISH)
-            }
-        }
+        let status = ZlibStream.finish(&stream, input: data, output: &output) { CZlib.deflate(&$0, Z_FINISH) }
         guard status == Z_STREAM_END else {
             let message = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
             throw DotLottieError.writeFailed(entry: entryName, reason: message)

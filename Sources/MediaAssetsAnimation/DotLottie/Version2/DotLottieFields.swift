@@ -1,3 +1,5 @@
+import Foundation
+
 /// Typed reads of one JSON object of a theme, state machine or manifest, each failure a
 /// `DotLottieError` naming the JSON path.
 struct DotLottieFields {
@@ -16,6 +18,20 @@ struct DotLottieFields {
         self.members = members
         self.path = path
         self.failure = failure
+    }
+
+    /// Parses `data` and reads its root object; bad syntax or an exceeded limit is `failure("$", …)`.
+    static func root(
+        of data: Data, options: LottieParsingOptions,
+        failure: @escaping @Sendable (_ path: String, _ reason: String) -> DotLottieError
+    ) throws -> DotLottieFields {
+        let root: DotLottieJSONValue
+        do {
+            root = try DotLottieJSONValue.parse(data, options: options)
+        } catch let error as LottieError {
+            throw failure("$", "\(error)")
+        }
+        return try DotLottieFields(root, path: "$", failure: failure)
     }
 
     /// The path of member `key`.

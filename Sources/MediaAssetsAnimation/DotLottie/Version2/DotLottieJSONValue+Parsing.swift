@@ -6,18 +6,7 @@ extension DotLottieJSONValue {
     ///
     /// - Throws: `LottieError` with the byte offset of bad syntax or the limit exceeded.
     static func parse(_ data: Data, options: LottieParsingOptions) throws -> DotLottieJSONValue {
-        guard data.count <= options.maximumInputSize else {
-            throw LottieError.inputTooLarge(size: data.count, limit: options.maximumInputSize)
-        }
-        return try data.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress, raw.count > 0 else {
-                throw LottieError.malformedJSON(offset: 0, reason: "empty input")
-            }
-            var reader = JSONByteReader(
-                base: base.assumingMemoryBound(to: UInt8.self), count: raw.count,
-                maximumDepth: options.maximumNestingDepth
-            )
-            if raw.count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { reader.offset = 3 }
+        try JSONByteReader.reading(data, options: options) { reader in
             var budget = ValueBudget(remaining: options.maximumAssetCount, limit: options.maximumAssetCount)
             let value = try read(&reader, depth: 1, budget: &budget)
             try reader.expectEnd()

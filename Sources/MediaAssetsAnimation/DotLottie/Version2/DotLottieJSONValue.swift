@@ -3,11 +3,17 @@ import Foundation
 /// A JSON value kept as read: the parts of a dotLottie theme or state machine whose shape depends on
 /// their type (a rule's `value`, a guard's `compareTo`, an interaction's actions).
 public enum DotLottieJSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([DotLottieJSONValue])
+    /// An object; a key given twice keeps its last value.
     case object([String: DotLottieJSONValue])
 
     /// The string, if this is one.

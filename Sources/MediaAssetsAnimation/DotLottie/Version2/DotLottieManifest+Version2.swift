@@ -9,13 +9,7 @@ extension DotLottieManifest {
         let failure: @Sendable (String, String) -> DotLottieError = {
             .invalidManifest(.invalid(path: $0, reason: $1))
         }
-        let root: DotLottieJSONValue
-        do {
-            root = try DotLottieJSONValue.parse(data, options: options)
-        } catch let error as LottieError {
-            throw DotLottieError.invalidManifest(error)
-        }
-        let fields = try DotLottieFields(root, path: "$", failure: failure)
+        let fields = try DotLottieFields.root(of: data, options: options, failure: failure)
         themeIDs = try fields.objects("themes") { _, theme in try theme.requiredString("id") }
         stateMachineIDs = try fields.objects("stateMachines") { _, machine in try machine.requiredString("id") }
         if let initial = fields.members["initial"] {

@@ -15,13 +15,7 @@ extension DotLottieStateMachine {
         let failure: @Sendable (String, String) -> DotLottieError = {
             .invalidStateMachine(id: id, path: $0, reason: $1)
         }
-        let root: DotLottieJSONValue
-        do {
-            root = try DotLottieJSONValue.parse(data, options: options)
-        } catch let error as LottieError {
-            throw failure("$", "\(error)")
-        }
-        let fields = try DotLottieFields(root, path: "$", failure: failure)
+        let fields = try DotLottieFields.root(of: data, options: options, failure: failure)
         let states = try fields.objects("states", required: true) { _, state in
             State(
                 name: try state.requiredString("name"), type: try state.requiredString("type"),

@@ -63,13 +63,7 @@ public struct DotLottieTheme: Sendable, Hashable {
     ///   `type`, an unknown type, a rule with neither `value` nor `keyframes`).
     public static func parse(_ data: Data, id: String, options: LottieParsingOptions = .init()) throws -> DotLottieTheme {
         let failure: @Sendable (String, String) -> DotLottieError = { .invalidTheme(id: id, path: $0, reason: $1) }
-        let root: DotLottieJSONValue
-        do {
-            root = try DotLottieJSONValue.parse(data, options: options)
-        } catch let error as LottieError {
-            throw failure("$", "\(error)")
-        }
-        let fields = try DotLottieFields(root, path: "$", failure: failure)
+        let fields = try DotLottieFields.root(of: data, options: options, failure: failure)
         let rules = try fields.objects("rules") { _, rule in
             let typeName = try rule.requiredString("type")
             guard let type = RuleType(rawValue: typeName) else {
