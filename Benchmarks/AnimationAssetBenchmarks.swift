@@ -26,7 +26,8 @@ func runAnimationAssetBenchmarks(table: BenchmarkTable) async throws {
         assets.append(#"{"id":"image_\#(index)","w":256,"h":256,"u":"images/","p":"img_\#(index).png","e":0}"#)
     }
     let layers = (0..<10).map { #"{"ty":2,"ind":\#($0 + 1),"refId":"image_\#($0)","ip":0,"op":60,"st":0}"# }
-    let json = #"{"v":"5.7.0","fr":30,"ip":0,"op":60,"w":512,"h":512,"assets":[\#(assets.joined(separator: ","))],"#
+    let json =
+        #"{"v":"5.7.0","fr":30,"ip":0,"op":60,"w":512,"h":512,"assets":[\#(assets.joined(separator: ","))],"#
         + #""layers":[\#(layers.joined(separator: ","))]}"#
     let animationURL = URL(string: base + "animation.json")!
     files[animationURL.absoluteString] = Data(json.utf8)

@@ -41,7 +41,8 @@ enum AnimationInspection {
         StandardError.print("cache  \(cacheDirectory.path)")
         await StandardError.redirectingStandardOutput {
             await StatisticsReport.print(
-                manager: manager, utils: [
+                manager: manager,
+                utils: [
                     ("AnimationUtil", animations.statistics.description),
                     ("ImageUtil (assets)", animations.images.statistics.description),
                 ])

@@ -1,7 +1,8 @@
 import Foundation
 import MediaAssetsAnimation
 
-/// One animation as one JSON line: `{"input":…,"version":…,"frameRate":…,…,"assets":[…]}`, keys in a fixed order.
+/// One animation as one JSON line, keys in a fixed order:
+/// `{"input":…,"version":…,"frameRate":…,…,"assets":[…]}`.
 enum AnimationJSONLine {
     static func make(input: String, id: String?, _ loaded: LoadedAnimation) -> String {
         let animation = loaded.animation

@@ -63,8 +63,8 @@ enum AnimationTour {
             for asset in loaded.images {
                 print(
                     "  image asset \(asset.assetID) of \(url.lastPathComponent): \(asset.origin), "
-                        + "\(asset.image.width)×\(asset.image.height) decoded (\(Formatting.bytes(asset.image.cost))), "
-                        + "cached in .hybrid(.image)"
+                        + "\(asset.image.width)×\(asset.image.height) decoded "
+                        + "(\(Formatting.bytes(asset.image.cost))), cached in .hybrid(.image)"
                 )
             }
             print(

@@ -75,13 +75,18 @@ public final class AnimationUtil: Sendable {
     /// Loads with assets under way, one per animation, options and storage.
     let loads = RequestPool<LoadFlightKey, AssetResult<LoadedAnimation>>()
     let assetCounters = Mutex(AnimationAssetCounters())
+    /// The image decoder's identifier, part of every loaded animation's memory key (computed once: a memory
+    /// hit makes the key).
+    let imageDecoderIdentifier: String
 
     /// Creates a util over `manager`; image assets go through `images` (by default an `ImageUtil` of its own
     /// over the same manager).
     public init(manager: AssetsManager, configuration: Configuration = Configuration(), images: ImageUtil? = nil) {
         self.manager = manager
         self.configuration = configuration
-        self.images = images ?? ImageUtil(manager: manager)
+        let images = images ?? ImageUtil(manager: manager)
+        self.images = images
+        self.imageDecoderIdentifier = images.pipeline.decoder.identifier
         let decoder = LottieDecoder(options: configuration.parsingOptions)
         self.animations = AssetPipeline(manager: manager, decoder: decoder)
         self.animationsWithAssets = AssetPipeline(

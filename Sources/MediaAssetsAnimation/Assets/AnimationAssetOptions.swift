@@ -13,19 +13,26 @@ public struct AnimationAssetOptions: Sendable, Hashable {
     }
 
     /// What happens when an image asset is missing or does not decode.
-    public var failurePolicy: FailurePolicy
+    public var failurePolicy: FailurePolicy {
+        didSet { identifier = Self.identifier(failurePolicy, imageStorageType) }
+    }
     /// Where external images are fetched and cached through `ImageUtil` (default `.hybrid(.image)`, so
     /// animations that share an image share its download, its decode and its cache entry).
-    public var imageStorageType: StorageType
+    public var imageStorageType: StorageType {
+        didSet { identifier = Self.identifier(failurePolicy, imageStorageType) }
+    }
+    /// A short stable name of the options: part of the memory key of a loaded animation. Kept up to date
+    /// as the options change, so that a memory hit does not build it.
+    private(set) var identifier: String
 
     /// Creates options: fail on a bad asset, images cached as `.hybrid(.image)`.
     public init(failurePolicy: FailurePolicy = .fail, imageStorageType: StorageType = .hybrid(.image)) {
         self.failurePolicy = failurePolicy
         self.imageStorageType = imageStorageType
+        self.identifier = Self.identifier(failurePolicy, imageStorageType)
     }
 
-    /// A short stable name of the options: part of the memory key of a loaded animation.
-    var identifier: String {
+    private static func identifier(_ failurePolicy: FailurePolicy, _ imageStorageType: StorageType) -> String {
         let failures: String
         switch failurePolicy {
         case .fail: failures = "fail"

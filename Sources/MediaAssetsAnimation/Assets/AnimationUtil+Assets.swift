@@ -82,7 +82,16 @@ extension AnimationUtil {
     /// The memory key of a loaded animation: `<key>@<options>,<image decoder>`, so loads with other
     /// failure policies or image decoders never share an entry.
     func loadedKey(for request: AssetRequest, options: AnimationAssetOptions) -> CacheKey {
-        manager.cacheKey(for: request).variant(options.identifier + "," + images.pipeline.decoder.identifier)
+        // One allocation: a memory hit builds this key.
+        let original = manager.cacheKey(for: request).rawValue
+        var key = String()
+        key.reserveCapacity(original.utf8.count + options.identifier.utf8.count + imageDecoderIdentifier.utf8.count + 2)
+        key += original
+        key += "@"
+        key += options.identifier
+        key += ","
+        key += imageDecoderIdentifier
+        return CacheKey(key)
     }
 
     private func cachedLoadedAnimation(

@@ -126,9 +126,11 @@ struct AnimationAssetTests {
             "/x/anim.json", [.external("here", "here.png"), .external("gone", "gone.png")]
         )
 
-        await #expect(throws: AnimationAssetError.missing(
-            assetID: "gone", url: environment.origin.url(for: "/x/images/gone.png"), status: 404
-        )) {
+        await #expect(
+            throws: AnimationAssetError.missing(
+                assetID: "gone", url: environment.origin.url(for: "/x/images/gone.png"), status: 404
+            )
+        ) {
             try await environment.util.loadedAnimation(for: url)
         }
         #expect(environment.util.cachedLoadedAnimation(for: AssetRequest(url: url)) == nil)
@@ -186,9 +188,10 @@ struct AnimationAssetTests {
 
         // Then the failures are reported in order and the placeholders are transparent, clamped sizes
         #expect(loaded.failures.map(\.assetID) == ["gone", "bad"])
-        #expect(loaded.images.map(\.origin) == [
-            .external(environment.origin.url(for: "/p/images/good.png")), .placeholder, .placeholder,
-        ])
+        #expect(
+            loaded.images.map(\.origin) == [
+                .external(environment.origin.url(for: "/p/images/good.png")), .placeholder, .placeholder,
+            ])
         let placeholder = try #require(loaded.image(forAssetID: "gone"))
         #expect(placeholder.width == 256 && placeholder.height == 30)
         #expect(placeholder[0, 0] == .transparent)

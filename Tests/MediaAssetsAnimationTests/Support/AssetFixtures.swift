@@ -31,9 +31,10 @@ enum AssetFixtures {
 
     /// A 32×32 lossless WebP with alpha (ImageMagick, from the image tests' samples).
     static let webp = Data(
-        base64Encoded: "UklGRq4AAABXRUJQVlA4TKEAAAAvH8AHEGcwgBFKAwBp4xA3uLVbvcAAGVHH86GErm7AbWzbqnK+4BRBThMUQPYjQvqgGA0908z"
-            + "ldPXuO/cjBUT0n4Hbto3Yvdu7X+BPQrE7DTJlTpKLPDakCaPE6rwtdq0tIydb3GKsBj0K/WCsLIKzwgzAVaoAeEoNAG+pBYBS28/8bn+Z/273u5T"
-            + "7brir7+p/d/e/+P+t9H8Fin347z8JAAA="
+        base64Encoded:
+            "UklGRq4AAABXRUJQVlA4TKEAAAAvH8AHEGcwgBFKAwBp4xA3uLVbvcAAGVHH86GErm7AbWzbqnK+4BRBThMUQPYjQvqgGA0908z"
+            + "ldPXuO/cjBUT0n4Hbto3Yvdu7X+BPQrE7DTJlTpKLPDakCaPE6rwtdq0tIydb3GKsBj0K/WCsLIKzwgzAVaoAeEoNAG+pBY"
+            + "BS28/8bn+Z/273u5T7brir7+p/d/e/+P+t9H8Fin347z8JAAA="
     )!
 
     /// An animation with `images` as its assets, one image layer per image, and `slots` declared.

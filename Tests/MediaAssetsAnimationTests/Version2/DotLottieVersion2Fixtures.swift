@@ -27,7 +27,8 @@ struct DotLottieVersion2Fixture {
          "inputs":[{"type":"Boolean","name":"hovered","value":false},{"type":"Numeric","name":"speed","value":1}],
          "interactions":[{"type":"PointerEnter","actions":[{"type":"SetBoolean","inputName":"hovered","value":true}]}]}
         """#
-    var idle = AssetFixtures.animation(images: [.external("photo", "photo.webp", directory: "/i/")], slots: ["background"])
+    var idle = AssetFixtures.animation(
+        images: [.external("photo", "photo.webp", directory: "/i/")], slots: ["background"])
     var wave = AssetFixtures.animation(images: [.external("logo", "logo.png", directory: "/i/")], slots: ["size"])
     var images = ["photo.webp": AssetFixtures.webp, "logo.png": AssetFixtures.png()]
     var omitted: Set<String> = []

@@ -43,7 +43,10 @@ struct DotLottieVersion2Tests {
         #expect(machine.state(named: "resting")?.animationID == "idle")
         let transition = try #require(machine.states.first?.transitions.first)
         #expect(transition.targetState == "waving")
-        #expect(transition.guards == [.init(type: "Boolean", inputName: "hovered", conditionType: "Equal", compareTo: .bool(true))])
+        #expect(
+            transition.guards == [
+                .init(type: "Boolean", inputName: "hovered", conditionType: "Equal", compareTo: .bool(true))
+            ])
         #expect(machine.inputs.map(\.name) == ["hovered", "speed"])
         #expect(machine.interactions.first?["type"] == .string("PointerEnter"))
     }
@@ -51,7 +54,10 @@ struct DotLottieVersion2Tests {
     @Test(arguments: [
         ("t/dark.json", #"{"rules":[{"id":"nowhere","type":"Color","value":[0,0,0,1]}]}"#, "$.rules[0].id"),
         // A slot that exists, but only in an animation the rule does not apply to
-        ("t/light.json", #"{"rules":[{"id":"size","type":"Scalar","value":3,"animations":["idle"]}]}"#, "$.rules[0].id"),
+        (
+            "t/light.json", #"{"rules":[{"id":"size","type":"Scalar","value":3,"animations":["idle"]}]}"#,
+            "$.rules[0].id"
+        ),
     ])
     func aThemeTargetingAnUnknownSlotIsATypedError(file: String, json: String, path: String) {
         var fixture = DotLottieVersion2Fixture()
@@ -65,7 +71,10 @@ struct DotLottieVersion2Tests {
         (#"{"rules":[{"id":"background","type":"Colour","value":[0,0,0,1]}]}"#, "$.rules[0].type"),
         (#"{"rules":[{"type":"Color","value":[0,0,0,1]}]}"#, "$.rules[0].id"),
         (#"{"rules":[{"id":"background","type":"Color"}]}"#, "$.rules[0]"),
-        (#"{"rules":[{"id":"background","type":"Color","value":1,"animations":["nope"]}]}"#, "$.rules[0].animations[0]"),
+        (
+            #"{"rules":[{"id":"background","type":"Color","value":1,"animations":["nope"]}]}"#,
+            "$.rules[0].animations[0]"
+        ),
         (#"{"rules":{}}"#, "$.rules"),
         (#"{"rules":[1]}"#, "$.rules[0]"),
         (#"{"rules":["#, "$"),
@@ -95,14 +104,17 @@ struct DotLottieVersion2Tests {
 
     @Test func anUnknownInitialStateIsATypedError() {
         var fixture = DotLottieVersion2Fixture()
-        fixture.stateMachine = fixture.stateMachine.replacingOccurrences(of: #""initial":"resting""#, with: #""initial":"nap""#)
+        fixture.stateMachine = fixture.stateMachine.replacingOccurrences(
+            of: #""initial":"resting""#, with: #""initial":"nap""#)
         #expect(error(fixture) == .unknownState(stateMachineID: "buttons", state: "nap", path: "$.initial"))
     }
 
     @Test(arguments: [
         (#""name":"waving""#, #""name":"resting""#, "$.states[1].name"),
-        (#""inputName":"hovered","conditionType""#, #""inputName":"pressed","conditionType""#,
-         "$.states[0].transitions[0].guards[0].inputName"),
+        (
+            #""inputName":"hovered","conditionType""#, #""inputName":"pressed","conditionType""#,
+            "$.states[0].transitions[0].guards[0].inputName"
+        ),
         (#""animation":"wave""#, #""animation":"jump""#, "$.states[1].animation"),
         (#""name":"speed""#, #""name":"hovered""#, "$.inputs[1].name"),
         (#""toState":"waving","#, #""toState":7,"#, "$.states[0].transitions[0].toState"),

@@ -4,7 +4,8 @@ extension DotLottie {
     ///
     /// - Throws: `DotLottieError.unknownSlot`, `invalidTheme` or `invalidStateMachine` with the JSON path.
     func validateVersion2References() throws {
-        let animationsByID = Dictionary(animations.map { ($0.id, $0.animation) }, uniquingKeysWith: { first, _ in first })
+        let animationsByID = Dictionary(
+            animations.map { ($0.id, $0.animation) }, uniquingKeysWith: { first, _ in first })
         for theme in themes {
             for (index, rule) in theme.rules.enumerated() {
                 let path = "$.rules[\(index)]"

@@ -14,7 +14,9 @@ struct DotLottieFields {
         _ value: DotLottieJSONValue, path: String,
         failure: @escaping @Sendable (_ path: String, _ reason: String) -> DotLottieError
     ) throws {
-        guard let members = value.objectValue else { throw failure(path, "expected an object, found \(value.kindName)") }
+        guard let members = value.objectValue else {
+            throw failure(path, "expected an object, found \(value.kindName)")
+        }
         self.members = members
         self.path = path
         self.failure = failure

@@ -43,7 +43,8 @@ extension DotLottieManifest {
                 throw fail("$.animations[\(index)].initialTheme", "no theme is listed as \(initial.debugDescription)")
             }
             for (themeIndex, theme) in animation.themeIDs.enumerated() where !themes.contains(theme) {
-                throw fail("$.animations[\(index)].themes[\(themeIndex)]", "no theme is listed as \(theme.debugDescription)")
+                throw fail(
+                    "$.animations[\(index)].themes[\(themeIndex)]", "no theme is listed as \(theme.debugDescription)")
             }
         }
         if let machine = initialStateMachineID, !stateMachineIDs.contains(machine) {

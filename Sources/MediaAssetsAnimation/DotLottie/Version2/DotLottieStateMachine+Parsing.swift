@@ -22,7 +22,8 @@ extension DotLottieStateMachine {
                 animationID: try state.string("animation"),
                 transitions: try state.objects("transitions") { _, transition in
                     Transition(
-                        type: try transition.requiredString("type"), targetState: try transition.requiredString("toState"),
+                        type: try transition.requiredString("type"),
+                        targetState: try transition.requiredString("toState"),
                         guards: try transition.objects("guards") { _, guardFields in
                             Guard(
                                 type: try guardFields.requiredString("type"),
@@ -36,7 +37,9 @@ extension DotLottieStateMachine {
             )
         }
         let inputs = try fields.objects("inputs") { _, input in
-            Input(type: try input.requiredString("type"), name: try input.requiredString("name"), value: input.members["value"])
+            Input(
+                type: try input.requiredString("type"), name: try input.requiredString("name"),
+                value: input.members["value"])
         }
         let machine = DotLottieStateMachine(
             id: id, initialState: try fields.requiredString("initial"), states: states, inputs: inputs,

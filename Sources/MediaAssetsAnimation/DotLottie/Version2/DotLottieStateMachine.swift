@@ -52,7 +52,8 @@ public struct DotLottieStateMachine: Sendable, Hashable {
         public var compareTo: DotLottieJSONValue?
 
         /// Creates a guard.
-        public init(type: String, inputName: String, conditionType: String? = nil, compareTo: DotLottieJSONValue? = nil) {
+        public init(type: String, inputName: String, conditionType: String? = nil, compareTo: DotLottieJSONValue? = nil)
+        {
             self.type = type
             self.inputName = inputName
             self.conditionType = conditionType
