@@ -23,11 +23,17 @@ enum AnimationInspection {
                     for entry in archive.animations {
                         let inlined = try archive.inlinedAnimation(withID: entry.id) ?? entry.animation
                         let loaded = try await animations.loadAssets(of: inlined, relativeTo: url)
-                        print(AnimationJSONLine.make(input: input, id: entry.id, loaded))
+                        let sizes = await encodedSizes(of: loaded, manager: manager)
+                        print(AnimationJSONLine.make(input: input, id: entry.id, loaded, encodedSizes: sizes))
                     }
                 } else {
                     let loaded = try await animations.loadedAnimation(for: url)
-                    print(AnimationJSONLine.make(input: input, id: nil, loaded))
+                    let sizes = await encodedSizes(of: loaded, manager: manager)
+                    print(AnimationJSONLine.make(input: input, id: nil, loaded, encodedSizes: sizes))
+                    for asset in loaded.images {
+                        let size = sizes[asset.assetID].map { Formatting.bytes($0) } ?? "unknown size"
+                        StandardError.print("  asset \(asset.assetID): \(asset.origin), \(size)")
+                    }
                     if let exportPath { try await export(url, to: exportPath, animations: animations) }
                 }
             } catch {
@@ -48,6 +54,22 @@ enum AnimationInspection {
                 ])
         }
         return failed ? 1 : 0
+    }
+
+    /// The size of each asset's bytes: the cached file of an external image, the decoded data URL of an
+    /// embedded one (placeholders have none).
+    private static func encodedSizes(of loaded: LoadedAnimation, manager: AssetsManager) async -> [String: Int] {
+        var sizes: [String: Int] = [:]
+        for asset in loaded.animation.imageAssets {
+            if let data = asset.embeddedData() { sizes[asset.id] = data.count }
+        }
+        for asset in loaded.images {
+            guard let url = asset.url else { continue }
+            let entry = try? await manager.entry(
+                for: AssetRequest(url: url, cachePolicy: .cacheOnly), storageType: .hybrid(.image))
+            sizes[asset.assetID] = entry?.size
+        }
+        return sizes
     }
 
     /// Writes the self-contained archive of `url` to `path`.

@@ -4,7 +4,8 @@ import MediaAssetsAnimation
 /// One animation as one JSON line, keys in a fixed order:
 /// `{"input":…,"version":…,"frameRate":…,…,"assets":[…]}`.
 enum AnimationJSONLine {
-    static func make(input: String, id: String?, _ loaded: LoadedAnimation) -> String {
+    /// - Parameter encodedSizes: the bytes of each asset's file or data URL, by asset id, where known.
+    static func make(input: String, id: String?, _ loaded: LoadedAnimation, encodedSizes: [String: Int]) -> String {
         let animation = loaded.animation
         var fields: [(String, String)] = [("input", quoted(input))]
         if let id { fields.append(("id", quoted(id))) }
@@ -20,18 +21,22 @@ enum AnimationJSONLine {
             ("markerCount", String(animation.markers.count)),
             ("duration", number(animation.duration)),
             ("memoryCost", String(loaded.estimatedMemoryCost)),
-            ("assets", "[" + loaded.images.map(asset).joined(separator: ",") + "]"),
+            (
+                "assets",
+                "[" + loaded.images.map { asset($0, encodedBytes: encodedSizes[$0.assetID]) }.joined(separator: ",")
+                    + "]"
+            ),
         ]
         return object(fields)
     }
 
-    /// `{"id":…,"source":…,"width":…,"height":…,"decodedBytes":…}`; `source` is the URL, "embedded" or
-    /// "placeholder".
-    private static func asset(_ image: LoadedImageAsset) -> String {
+    /// `{"id":…,"source":…,"width":…,"height":…,"bytes":…,"decodedBytes":…}`; `source` is the URL,
+    /// "embedded" or "placeholder"; `bytes` is the file's (or data URL's) size, null when unknown.
+    private static func asset(_ image: LoadedImageAsset, encodedBytes: Int?) -> String {
         object([
             ("id", quoted(image.assetID)), ("source", quoted(image.origin.description)),
             ("width", String(image.image.width)), ("height", String(image.image.height)),
-            ("decodedBytes", String(image.image.cost)),
+            ("bytes", encodedBytes.map(String.init) ?? "null"), ("decodedBytes", String(image.image.cost)),
         ])
     }
 
