@@ -63,6 +63,8 @@ public final class AnimationUtil: Sendable {
         func cost(of archive: DotLottie) -> Int {
             archive.animations.reduce(0) { $0 + $1.animation.estimatedMemoryCost }
                 + archive.images.values.reduce(0) { $0 + $1.count }
+                + archive.themes.reduce(0) { $0 + $1.data.count }
+                + archive.stateMachines.reduce(0) { $0 + $1.data.count }
         }
         func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error { error }
     }
