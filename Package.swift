@@ -32,7 +32,7 @@ let package = Package(
         // Core and media modules
         .target(name: "MediaAssets"),
         .target(name: "MediaAssetsImage", dependencies: ["MediaAssets", "CJPEG", "CPNG", "CDynamicCodecs"]),
-        .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "CZlib"]),
+        .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "MediaAssetsImage", "CZlib"]),
         .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
         // A loopback proxy through the video caches, on SampleOrigin's HTTP/1.1 core
@@ -74,7 +74,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "animation-example",
-            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsAnimation", "SampleOrigin"],
+            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsAnimation", "MediaAssetsImage", "SampleOrigin"],
             path: "Examples/animation-example"
         ),
         .executableTarget(
@@ -129,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaAssetsAnimationTests",
-            dependencies: ["MediaAssetsAnimation", "CZlib", "TestSupport"]
+            dependencies: ["MediaAssetsAnimation", "MediaAssetsImage", "CZlib", "TestSupport", "SampleOrigin"]
         ),
         .testTarget(
             name: "FuzzRegressionTests",

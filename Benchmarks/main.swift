@@ -25,6 +25,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("avatar-pipeline", runAvatarPipelineBenchmarks),
     ("pipeline", runPipelineBenchmarks),
     ("animation", runAnimationParsingBenchmarks),
+    ("animation-assets", runAnimationAssetBenchmarks),
     ("video", runVideoBenchmarks),
     ("video-streaming", runVideoStreamingBenchmarks),
 ]

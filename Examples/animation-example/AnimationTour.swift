@@ -54,20 +54,23 @@ enum AnimationTour {
         await StatisticsReport.print(manager: manager, utils: [("AnimationUtil", animations.statistics.description)])
     }
 
-    /// Fetches each external image an animation names (`u` + `p` resolved against its URL).
+    /// Loads each animation with its image assets (`u` + `p` fetched and decoded through ImageUtil).
     private static func loadImageAssets(
         of urls: [URL], animations: AnimationUtil, manager: AssetsManager
     ) async throws {
         for url in urls {
-            let animation = try await animations.animation(for: url)
-            for imageURL in animation.externalImageURLs(relativeTo: url) {
-                let entry = try await manager.entry(for: AssetRequest(url: imageURL), storageType: .hybrid(.image))
-                let type = entry.metadata.contentType ?? "unknown type"
+            let loaded = try await animations.loadedAnimation(for: url)
+            for asset in loaded.images {
                 print(
-                    "  image asset \(imageURL.path) of \(url.lastPathComponent): "
-                        + "\(Formatting.bytes(entry.size)) \(type), cached in .hybrid(.image)"
+                    "  image asset \(asset.assetID) of \(url.lastPathComponent): \(asset.origin), "
+                        + "\(asset.image.width)×\(asset.image.height) decoded "
+                        + "(\(Formatting.bytes(asset.image.cost))), cached in .hybrid(.image)"
                 )
             }
+            print(
+                "  \(url.lastPathComponent) with its assets: \(Formatting.bytes(loaded.estimatedMemoryCost)) "
+                    + "charged to .lru(.lottie)"
+            )
         }
     }
 

@@ -1,5 +1,7 @@
 import Foundation
 import MediaAssets
+import MediaAssetsImage
+import Synchronization
 
 /// Fetches, parses and caches Lottie animations through an `AssetsManager`, keeping the parsed
 /// model — not just the bytes — in memory.
@@ -34,6 +36,9 @@ public final class AnimationUtil: Sendable {
     public let manager: AssetsManager
     /// The parsing limits.
     public let configuration: Configuration
+    /// The util image assets are fetched, decoded and cached through (shared with the app's, so an
+    /// image used by an animation and a screen is fetched and decoded once).
+    public let images: ImageUtil
 
     /// Parses Lottie JSON: the decode stage of `animation(for:storageType:)`.
     struct LottieDecoder: AssetDecoding {
@@ -58,18 +63,37 @@ public final class AnimationUtil: Sendable {
         func cost(of archive: DotLottie) -> Int {
             archive.animations.reduce(0) { $0 + $1.animation.estimatedMemoryCost }
                 + archive.images.values.reduce(0) { $0 + $1.count }
+                + archive.themes.reduce(0) { $0 + $1.data.count }
+                + archive.stateMachines.reduce(0) { $0 + $1.data.count }
         }
         func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error { error }
     }
 
     private let animations: AssetPipeline<LottieDecoder>
+    /// Parses the JSON of loads with assets: the model is kept in memory inside the `LoadedAnimation`,
+    /// not a second time alone.
+    let animationsWithAssets: AssetPipeline<LottieDecoder>
     private let archives: AssetPipeline<DotLottieDecoder>
+    /// Loads with assets under way, one per animation, options and storage.
+    let loads = RequestPool<LoadFlightKey, AssetResult<LoadedAnimation>>()
+    let assetCounters = Mutex(AnimationAssetCounters())
+    /// The image decoder's identifier, part of every loaded animation's memory key (computed once: a memory
+    /// hit makes the key).
+    let imageDecoderIdentifier: String
 
-    /// Creates a util over `manager`.
-    public init(manager: AssetsManager, configuration: Configuration = Configuration()) {
+    /// Creates a util over `manager`; image assets go through `images` (by default an `ImageUtil` of its own
+    /// over the same manager).
+    public init(manager: AssetsManager, configuration: Configuration = Configuration(), images: ImageUtil? = nil) {
         self.manager = manager
         self.configuration = configuration
-        self.animations = AssetPipeline(manager: manager, decoder: LottieDecoder(options: configuration.parsingOptions))
+        let images = images ?? ImageUtil(manager: manager)
+        self.images = images
+        self.imageDecoderIdentifier = images.pipeline.decoder.identifier
+        let decoder = LottieDecoder(options: configuration.parsingOptions)
+        self.animations = AssetPipeline(manager: manager, decoder: decoder)
+        self.animationsWithAssets = AssetPipeline(
+            manager: manager, decoder: decoder, configuration: .init(keepsDecodedOriginals: false)
+        )
         self.archives = AssetPipeline(
             manager: manager, decoder: DotLottieDecoder(options: configuration.dotLottieOptions)
         )
@@ -77,7 +101,7 @@ public final class AnimationUtil: Sendable {
 
     /// What the util has done so far.
     public var statistics: AnimationStatistics {
-        let parts = [animations.statistics, archives.statistics]
+        let parts = [animations.statistics, animationsWithAssets.statistics, archives.statistics]
         var statistics = AnimationStatistics()
         for part in parts {
             statistics.parses += part.decodes + part.undecodable
@@ -86,11 +110,19 @@ public final class AnimationUtil: Sendable {
             statistics.networkFetches += part.networkFetches
             statistics.rejectedFiles += part.undecodable
         }
+        let assets = assetCounters.withLock { $0 }
+        statistics.memoryHits += assets.memoryHits
+        statistics.assetLoads = assets.loads
+        statistics.imageAssets = assets.imageAssets
+        statistics.assetFailures = assets.assetFailures
         return statistics
     }
 
     /// Asks that joined a load already under way (for tests and diagnostics).
-    var pendingJoinCount: Int { animations.statistics.joins + archives.statistics.joins }
+    var pendingJoinCount: Int {
+        animations.statistics.joins + archives.statistics.joins + animationsWithAssets.statistics.joins
+            + loads.joinCount
+    }
 
     /// Returns the parsed animation at `url`; see `animation(for:storageType:)`.
     public func animation(for url: URL, storageType: StorageType = .hybrid(.lottie)) async throws -> LottieAnimation {
@@ -142,12 +174,19 @@ public struct AnimationStatistics: Sendable, Hashable, CustomStringConvertible {
     public var networkFetches = 0
     /// Files refused as invalid (never stored).
     public var rejectedFiles = 0
+    /// Animations loaded with their image assets (memory hits not counted).
+    public var assetLoads = 0
+    /// Image assets decoded or fetched for those loads (placeholders included).
+    public var imageAssets = 0
+    /// Image assets that failed and got a placeholder.
+    public var assetFailures = 0
 
     /// Creates zeroed counters.
     public init() {}
 
     public var description: String {
         "parses \(parses), memory hits \(memoryHits), storage hits \(storageHits), "
-            + "network fetches \(networkFetches), rejected \(rejectedFiles)"
+            + "network fetches \(networkFetches), rejected \(rejectedFiles), asset loads \(assetLoads), "
+            + "image assets \(imageAssets), asset failures \(assetFailures)"
     }
 }

@@ -11,34 +11,11 @@ extension DotLottie {
     public func inliningImages(
         in animation: LottieAnimation, options: LottieParsingOptions = .init()
     ) throws -> LottieAnimation {
-        let bytes = [UInt8](animation.data)
-        let locations = try ImageAssetScanner.locate(in: bytes, maximumDepth: options.maximumNestingDepth)
-        var edits: [(range: Range<Int>, replacement: String)] = []
-        for location in locations where !location.hasLayers {
-            guard let path = location.path, let pathRange = location.pathRange, !path.hasPrefix("data:"),
-                let (name, image) = archiveImage(named: path)
-            else { continue }
-            let dataURL = "data:\(Self.mediaType(forFileName: name));base64,\(image.base64EncodedString())"
-            edits.append((pathRange, "\"\(dataURL)\""))
-            if let directoryRange = location.directoryRange { edits.append((directoryRange, "\"\"")) }
-            if let embeddedRange = location.embeddedRange {
-                edits.append((embeddedRange, "1"))
-            } else {
-                edits.append((location.bodyStart..<location.bodyStart, "\"e\":1,"))
-            }
+        try animation.embeddingImages(options: options) { location in
+            guard let path = location.path, !path.hasPrefix("data:"), let (name, image) = archiveImage(named: path)
+            else { return nil }
+            return (Self.mediaType(forFileName: name), image)
         }
-        guard !edits.isEmpty else { return animation }
-        edits.sort { $0.range.lowerBound < $1.range.lowerBound }
-        var edited: [UInt8] = []
-        edited.reserveCapacity(bytes.count + edits.reduce(0) { $0 + $1.replacement.utf8.count })
-        var copied = 0
-        for edit in edits {
-            edited.append(contentsOf: bytes[copied..<edit.range.lowerBound])
-            edited.append(contentsOf: edit.replacement.utf8)
-            copied = edit.range.upperBound
-        }
-        edited.append(contentsOf: bytes[copied...])
-        return try LottieAnimation.parse(Data(edited), options: options)
     }
 
     /// The animation with manifest id `id`, with its archive images inlined; nil if there is no such id.

@@ -13,12 +13,31 @@ public struct DotLottie: Sendable, Hashable {
     public let animations: [DotLottieAnimation]
     /// The archive's images keyed by their path inside the images folder (for example `img_0.png`).
     public let images: [String: Data]
+    /// v2: the themes, in manifest order, each checked against the animations' slots.
+    public let themes: [DotLottieTheme]
+    /// v2: the state machines, in manifest order, each checked against its states and the animations.
+    public let stateMachines: [DotLottieStateMachine]
 
     /// Creates a dotLottie from its parts; `read(_:options:)` is the usual way.
-    public init(manifest: DotLottieManifest, animations: [DotLottieAnimation], images: [String: Data]) {
+    public init(
+        manifest: DotLottieManifest, animations: [DotLottieAnimation], images: [String: Data],
+        themes: [DotLottieTheme] = [], stateMachines: [DotLottieStateMachine] = []
+    ) {
         self.manifest = manifest
         self.animations = animations
         self.images = images
+        self.themes = themes
+        self.stateMachines = stateMachines
+    }
+
+    /// The theme with id `id`, if any.
+    public func theme(withID id: String) -> DotLottieTheme? {
+        themes.first { $0.id == id }
+    }
+
+    /// The state machine with id `id`, if any.
+    public func stateMachine(withID id: String) -> DotLottieStateMachine? {
+        stateMachines.first { $0.id == id }
     }
 
     /// The animation with manifest id `id`, if any.
@@ -41,12 +60,14 @@ public struct DotLottie: Sendable, Hashable {
     public static func read(_ data: Data, options: DotLottieReadingOptions = .init()) throws -> DotLottie {
         let archive = try ZipArchive(data: data, options: options)
         guard let manifestEntry = archive.entry(named: "manifest.json") else { throw DotLottieError.missingManifest }
-        let manifest: DotLottieManifest
+        var manifest: DotLottieManifest
+        let manifestData = try archive.contents(of: manifestEntry)
         do {
-            manifest = try DotLottieManifest.parse(try archive.contents(of: manifestEntry), options: options.parsing)
+            manifest = try DotLottieManifest.parse(manifestData, options: options.parsing)
         } catch let error as LottieError {
             throw DotLottieError.invalidManifest(error)
         }
+        if manifest.isVersion2 { try manifest.readVersion2Fields(from: manifestData, options: options.parsing) }
         var animations: [DotLottieAnimation] = []
         for listed in manifest.animations {
             let candidates = [manifest.animationsDirectory, "animations/", "a/"].map { $0 + listed.id + ".json" }
@@ -68,6 +89,20 @@ public struct DotLottie: Sendable, Hashable {
             let key = String(entry.name.dropFirst(folder.count))
             if images[key] == nil { images[key] = try archive.contents(of: entry) }
         }
-        return DotLottie(manifest: manifest, animations: animations, images: images)
+        let themes = try manifest.themeIDs.map { id in
+            guard let entry = archive.entry(named: "t/\(id).json") else { throw DotLottieError.missingTheme(id: id) }
+            return try DotLottieTheme.parse(try archive.contents(of: entry), id: id, options: options.parsing)
+        }
+        let stateMachines = try manifest.stateMachineIDs.map { id in
+            guard let entry = archive.entry(named: "s/\(id).json") else {
+                throw DotLottieError.missingStateMachine(id: id)
+            }
+            return try DotLottieStateMachine.parse(try archive.contents(of: entry), id: id, options: options.parsing)
+        }
+        let dotLottie = DotLottie(
+            manifest: manifest, animations: animations, images: images, themes: themes, stateMachines: stateMachines
+        )
+        try dotLottie.validateVersion2References()
+        return dotLottie
     }
 }

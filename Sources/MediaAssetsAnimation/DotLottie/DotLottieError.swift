@@ -39,6 +39,20 @@ public enum DotLottieError: Error, Sendable, Equatable, CustomStringConvertible,
     case missingAnimation(id: String)
     /// An animation's JSON failed to parse or validate.
     case invalidAnimation(id: String, LottieError)
+    /// The manifest lists a theme whose `t/<id>.json` is not in the archive.
+    case missingTheme(id: String)
+    /// The manifest lists a state machine whose `s/<id>.json` is not in the archive.
+    case missingStateMachine(id: String)
+    /// A theme is not valid JSON, or the value at `path` is missing, mistyped or names an unknown animation.
+    case invalidTheme(id: String, path: String, reason: String)
+    /// A theme rule targets slot `slot`, which none of the animations it applies to declares.
+    case unknownSlot(themeID: String, slot: String, path: String)
+    /// A state machine is not valid JSON, or the value at `path` is missing, mistyped or inconsistent.
+    case invalidStateMachine(id: String, path: String, reason: String)
+    /// A state machine's `initial` or a transition's `toState` at `path` names no state of the machine.
+    case unknownState(stateMachineID: String, state: String, path: String)
+    /// An archive could not be written: the entry and why (zlib refused, ZIP64 would be needed).
+    case writeFailed(entry: String, reason: String)
 
     /// A sentence naming the entry, offset or animation and what is wrong.
     public var description: String {
@@ -77,6 +91,22 @@ public enum DotLottieError: Error, Sendable, Equatable, CustomStringConvertible,
             return "dotLottie manifest lists animation \(id.debugDescription) but the archive lacks its JSON"
         case let .invalidAnimation(id, error):
             return "dotLottie animation \(id.debugDescription): \(error)"
+        case let .missingTheme(id):
+            return "dotLottie manifest lists theme \(id.debugDescription) but the archive lacks t/\(id).json"
+        case let .missingStateMachine(id):
+            return "dotLottie manifest lists state machine \(id.debugDescription) but the archive lacks s/\(id).json"
+        case let .invalidTheme(id, path, reason):
+            return "dotLottie theme \(id.debugDescription) (t/\(id).json) at \(path): \(reason)"
+        case let .unknownSlot(themeID, slot, path):
+            return "dotLottie theme \(themeID.debugDescription) (t/\(themeID).json) at \(path) targets slot "
+                + "\(slot.debugDescription), which no animation it applies to declares in its slots"
+        case let .invalidStateMachine(id, path, reason):
+            return "dotLottie state machine \(id.debugDescription) (s/\(id).json) at \(path): \(reason)"
+        case let .unknownState(machine, state, path):
+            return "dotLottie state machine \(machine.debugDescription) (s/\(machine).json) at \(path) names state "
+                + "\(state.debugDescription), which the machine does not have"
+        case let .writeFailed(entry, reason):
+            return "Could not write dotLottie entry \(entry): \(reason)"
         }
     }
 

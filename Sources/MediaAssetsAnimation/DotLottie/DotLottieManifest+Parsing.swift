@@ -3,17 +3,7 @@ import Foundation
 extension DotLottieManifest {
     /// Parses `manifest.json`; unknown keys are ignored, `animations` with an `id` each is required.
     static func parse(_ data: Data, options: LottieParsingOptions) throws -> DotLottieManifest {
-        guard data.count <= options.maximumInputSize else {
-            throw LottieError.inputTooLarge(size: data.count, limit: options.maximumInputSize)
-        }
-        return try data.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress, raw.count > 0 else {
-                throw LottieError.malformedJSON(offset: 0, reason: "empty input")
-            }
-            let reader = JSONByteReader(
-                base: base.assumingMemoryBound(to: UInt8.self), count: raw.count,
-                maximumDepth: options.maximumNestingDepth
-            )
+        try JSONByteReader.reading(data, options: options) { reader in
             var parser = LottieModelParser(reader: reader, options: options)
             return try parser.parseManifest()
         }

@@ -9,10 +9,19 @@ public struct DotLottieManifest: Sendable, Hashable {
     public struct Animation: Sendable, Hashable {
         /// The animation's identifier; its JSON is `<directory>/<id>.json`.
         public var id: String
+        /// v2: the theme applied when the animation is first shown (`initialTheme`), if any.
+        public var initialThemeID: String?
+        /// v2: the themes meant for this animation (`themes`).
+        public var themeIDs: [String]
+        /// v2: the background colour (`background`, for example `#FFFFFF`), if given.
+        public var background: String?
 
         /// Creates a manifest animation entry.
-        public init(id: String) {
+        public init(id: String, initialThemeID: String? = nil, themeIDs: [String] = [], background: String? = nil) {
             self.id = id
+            self.initialThemeID = initialThemeID
+            self.themeIDs = themeIDs
+            self.background = background
         }
     }
 
@@ -26,6 +35,12 @@ public struct DotLottieManifest: Sendable, Hashable {
     public var animations: [Animation]
     /// The animation to show first: v2 `initial.animation` or v1 `activeAnimationId`, if given.
     public var initialAnimationID: String?
+    /// v2: the themes of the archive (`themes[].id`), each in `t/<id>.json`.
+    public var themeIDs: [String] = []
+    /// v2: the state machines of the archive (`stateMachines[].id`), each in `s/<id>.json`.
+    public var stateMachineIDs: [String] = []
+    /// v2: the state machine to start (`initial.stateMachine`), if given.
+    public var initialStateMachineID: String?
 
     /// Creates a manifest.
     public init(

@@ -4,6 +4,8 @@ import Foundation
 struct ImageAssetLocation {
     /// The byte just after the asset object's `{`.
     var bodyStart: Int
+    /// The asset's `id`, if it is a string.
+    var id: String?
     /// The decoded `p` value and the byte range of its JSON string (quotes included).
     var path: String?
     var pathRange: Range<Int>?
@@ -50,6 +52,10 @@ enum ImageAssetScanner {
                     let key = try reader.readKey()
                     _ = try reader.peekValueStart()
                     let valueStart = reader.offset
+                    if key == LottieKeys.identifier, reader.base[valueStart] == UInt8(ascii: "\"") {
+                        location.id = try reader.readString()
+                        continue
+                    }
                     if key == LottieKeys.path, reader.base[valueStart] == UInt8(ascii: "\"") {
                         location.path = try reader.readString()
                         location.pathRange = valueStart..<reader.offset

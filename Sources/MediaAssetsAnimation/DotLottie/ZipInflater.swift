@@ -17,15 +17,7 @@ enum ZipInflater {
         }
         defer { inflateEnd(&stream) }
         var output = Data(count: declaredSize + 1)
-        let status = compressed.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes { outputBuffer in
-                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-                stream.avail_in = uInt(input.count)
-                stream.next_out = outputBuffer.bindMemory(to: Bytef.self).baseAddress
-                stream.avail_out = uInt(outputBuffer.count)
-                return CZlib.inflate(&stream, Z_FINISH)
-            }
-        }
+        let status = ZlibStream.finish(&stream, input: compressed, output: &output) { CZlib.inflate(&$0, Z_FINISH) }
         let produced = Int(stream.total_out)
         if produced > declaredSize {
             throw DotLottieError.sizeMismatch(entry: entryName, declared: declaredSize, actual: produced)

@@ -22,6 +22,7 @@ extension LottieAnimation {
                 cost += Self.cost(of: precomposition.layers)
             }
         }
+        cost += slotIDs.count * MemoryLayout<String>.stride + slotIDs.reduce(0) { $0 + Self.cost(of: $1) }
         return cost + Self.cost(of: name)
     }
 

@@ -14,19 +14,7 @@ extension LottieAnimation {
     ///   `invalid(path:reason:)` naming the JSON path of a missing, mistyped or inconsistent value.
     /// - Complexity: O(n) in the input length.
     public static func parse(_ data: Data, options: LottieParsingOptions = .init()) throws -> LottieAnimation {
-        guard data.count <= options.maximumInputSize else {
-            throw LottieError.inputTooLarge(size: data.count, limit: options.maximumInputSize)
-        }
-        let parsed = try data.withUnsafeBytes { raw -> ParsedLottie in
-            guard let base = raw.baseAddress, raw.count > 0 else {
-                throw LottieError.malformedJSON(offset: 0, reason: "empty input")
-            }
-            var reader = JSONByteReader(
-                base: base.assumingMemoryBound(to: UInt8.self), count: raw.count,
-                maximumDepth: options.maximumNestingDepth
-            )
-            // A UTF-8 byte order mark is allowed before the JSON text.
-            if raw.count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { reader.offset = 3 }
+        let parsed = try JSONByteReader.reading(data, options: options) { reader -> ParsedLottie in
             var parser = LottieModelParser(reader: reader, options: options)
             return try parser.parseDocument()
         }

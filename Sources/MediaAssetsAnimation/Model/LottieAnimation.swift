@@ -32,6 +32,8 @@ public struct LottieAnimation: Sendable, Hashable {
     public let fontCount: Int
     /// How many glyphs `chars` declares (0 when absent).
     public let characterCount: Int
+    /// The slot identifiers the animation declares in `slots`: the properties a dotLottie theme can set.
+    public let slotIDs: [String]
     /// The JSON the model was parsed from, for a renderer.
     public let data: Data
 
@@ -39,7 +41,8 @@ public struct LottieAnimation: Sendable, Hashable {
     init(
         version: LottieVersion?, frameRate: Double, inPoint: Double, outPoint: Double,
         width: Double, height: Double, is3D: Bool, name: String?, layers: [LottieLayer],
-        assets: [LottieAsset], markers: [LottieMarker], fontCount: Int, characterCount: Int, data: Data
+        assets: [LottieAsset], markers: [LottieMarker], fontCount: Int, characterCount: Int,
+        slotIDs: [String] = [], data: Data
     ) {
         self.version = version
         self.frameRate = frameRate
@@ -54,6 +57,7 @@ public struct LottieAnimation: Sendable, Hashable {
         self.markers = markers
         self.fontCount = fontCount
         self.characterCount = characterCount
+        self.slotIDs = slotIDs
         self.data = data
     }
 
@@ -90,14 +94,23 @@ public struct LottieAnimation: Sendable, Hashable {
         var seen = Set<URL>()
         var urls: [URL] = []
         for image in imageAssets where !image.isEmbedded {
-            let reference = (image.directory ?? "") + image.path
-            let url =
-                URL(string: reference, relativeTo: baseURL)
-                ?? reference.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
-                .flatMap { URL(string: $0, relativeTo: baseURL) }
-            guard let absolute = url?.absoluteURL, seen.insert(absolute).inserted else { continue }
-            urls.append(absolute)
+            guard let url = externalImageURL(of: image, relativeTo: baseURL), seen.insert(url).inserted else {
+                continue
+            }
+            urls.append(url)
         }
         return urls
+    }
+
+    /// The absolute URL of an external image asset (`u` + `p` resolved against `baseURL`), or nil for an
+    /// embedded image or a reference that makes no URL.
+    public func externalImageURL(of image: LottieImageAsset, relativeTo baseURL: URL) -> URL? {
+        guard !image.isEmbedded else { return nil }
+        let reference = (image.directory ?? "") + image.path
+        let url =
+            URL(string: reference, relativeTo: baseURL)
+            ?? reference.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+            .flatMap { URL(string: $0, relativeTo: baseURL) }
+        return url?.absoluteURL
     }
 }

@@ -52,6 +52,7 @@ enum LottieKeys {
     static let fonts = JSONKey("fonts")
     static let fontList = JSONKey("list")
     static let chars = JSONKey("chars")
+    static let slots = JSONKey("slots")
     static let type = JSONKey("ty")
     static let index = JSONKey("ind")
     static let parent = JSONKey("parent")

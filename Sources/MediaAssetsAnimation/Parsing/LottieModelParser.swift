@@ -46,6 +46,7 @@ struct LottieModelParser {
                 case LottieKeys.markers: root.markers = try parseMarkers(depth: depth)
                 case LottieKeys.fonts: root.fontCount = try parseFonts(depth: depth)
                 case LottieKeys.chars: root.characterCount = try countElements(at: "$.chars", depth: depth) ?? 0
+                case LottieKeys.slots: root.slotIDs = try readObjectKeys(at: "$.slots", depth: depth) ?? []
                 default: try reader.skipValue(depth: depth)
                 }
             } while try reader.continueContainer(closer: UInt8(ascii: "}"))
@@ -134,6 +135,21 @@ struct LottieModelParser {
             return false
         }
         return true
+    }
+
+    /// Reads the keys of the object ahead, skipping their values (at most `maximumAssetCount` keys).
+    mutating func readObjectKeys(at path: @autoclosure () -> String, depth: Int) throws -> [String]? {
+        guard try expectObject(at: path(), depth: depth) else { return nil }
+        var keys: [String] = []
+        if try reader.beginObject(depth: depth + 1) { return keys }
+        repeat {
+            guard keys.count < options.maximumAssetCount else {
+                throw LottieError.tooManyElements(path: path(), limit: options.maximumAssetCount)
+            }
+            keys.append(try reader.readKeyText())
+            try reader.skipValue(depth: depth + 1)
+        } while try reader.continueContainer(closer: UInt8(ascii: "}"))
+        return keys
     }
 
     /// Counts the elements of the array ahead without building them.

@@ -16,4 +16,5 @@ struct ParsedLottie {
     var markers: [LottieMarker] = []
     var fontCount = 0
     var characterCount = 0
+    var slotIDs: [String] = []
 }

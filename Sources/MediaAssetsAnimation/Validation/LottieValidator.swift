@@ -46,7 +46,7 @@ enum LottieValidator {
             version: version, frameRate: frameRate, inPoint: inPoint, outPoint: outPoint,
             width: width, height: height, is3D: parsed.is3D, name: parsed.name, layers: layers,
             assets: parsed.assets, markers: parsed.markers, fontCount: parsed.fontCount,
-            characterCount: parsed.characterCount, data: data
+            characterCount: parsed.characterCount, slotIDs: parsed.slotIDs, data: data
         )
     }
 

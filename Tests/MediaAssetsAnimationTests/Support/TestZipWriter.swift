@@ -1,5 +1,6 @@
-import CZlib
 import Foundation
+
+@testable import MediaAssetsAnimation
 
 /// A test-only zip writer (stored and raw-deflate entries through zlib) that can also lie:
 /// declared sizes, checksums, methods and compressed bytes can be overridden per entry.
@@ -67,30 +68,13 @@ struct TestZipWriter {
         return archive
     }
 
-    /// Raw deflate (no zlib header), as zip method 8 stores it.
+    /// Raw deflate (no zlib header), as zip method 8 stores it: the package's own zlib deflater.
     static func deflate(_ data: Data) -> Data {
-        var stream = z_stream()
-        guard czlib_deflate_init_raw(&stream, Z_DEFAULT_COMPRESSION) == Z_OK else { return Data() }
-        defer { deflateEnd(&stream) }
-        var output = Data(count: Int(deflateBound(&stream, uLong(data.count))) + 64)
-        let produced = data.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes { outputBuffer in
-                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-                stream.avail_in = uInt(input.count)
-                stream.next_out = outputBuffer.bindMemory(to: Bytef.self).baseAddress
-                stream.avail_out = uInt(outputBuffer.count)
-                _ = CZlib.deflate(&stream, Z_FINISH)
-                return Int(stream.total_out)
-            }
-        }
-        output.count = produced
-        return output
+        (try? ZipDeflater.deflate(data, entryName: "test")) ?? Data()
     }
 
     static func crc32(_ data: Data) -> UInt32 {
-        data.withUnsafeBytes { buffer in
-            UInt32(CZlib.crc32(0, buffer.bindMemory(to: Bytef.self).baseAddress, uInt(buffer.count)))
-        }
+        ZipInflater.crc32(of: data)
     }
 }
 
