@@ -19,6 +19,7 @@ struct FuzzRegressionTests {
         "png": { data in decodeImage(data) },
         "lottie": { data in _ = try? LottieAnimation.parse(data) },
         "dotlottie": { data in _ = try? DotLottie.read(data) },
+        "dotlottie-v2": fuzzDotLottieVersion2,
         "webp": fuzzWebPDecoder,
         "gif": fuzzGIFDecoder,
         "heif": fuzzHEIFDecoder,
@@ -63,8 +64,8 @@ struct FuzzRegressionTests {
     @Test(
         "every kept input parses without crashing",
         arguments: [
-            "jpeg", "png", "lottie", "dotlottie", "webp", "gif", "heif", "thumbhash", "hls-playlist",
-            "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
+            "jpeg", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash",
+            "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
         ]
     )
     func replaysInputs(target: String) throws {

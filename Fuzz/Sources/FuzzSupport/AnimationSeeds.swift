@@ -51,6 +51,36 @@ enum AnimationSeeds {
         ]
     }
 
+    /// dotLottie v2 themes, state machines and manifests, each behind the selector byte the
+    /// "dotlottie-v2" target reads (0 theme, 1 state machine, 2 manifest).
+    static func dotLottieVersion2() -> [String: Data] {
+        let theme = #"""
+            {"rules":[{"id":"background","type":"Color","value":[0.1,0.1,0.1,1]},
+              {"id":"size","type":"Scalar","animations":["wave"],"keyframes":[{"t":0,"s":[10]},{"t":30,"s":[20]}]},
+              {"id":"label","type":"Text","value":{"text":"Hi"}}]}
+            """#
+        let stateMachine = #"""
+            {"initial":"resting","states":[
+              {"name":"resting","type":"PlaybackState","animation":"idle","loop":true,"autoplay":true,
+               "transitions":[{"type":"Transition","toState":"waving",
+                 "guards":[{"type":"Boolean","inputName":"hovered","conditionType":"Equal","compareTo":true}]}]},
+              {"name":"waving","type":"PlaybackState","animation":"wave",
+               "transitions":[{"type":"Transition","toState":"resting"}]}],
+             "inputs":[{"type":"Boolean","name":"hovered","value":false},{"type":"Numeric","name":"speed","value":1}],
+             "interactions":[{"type":"PointerEnter","actions":[{"type":"SetBoolean","inputName":"hovered","value":true}]}]}
+            """#
+        let manifest = #"""
+            {"version":"2","generator":"fuzz","animations":[
+              {"id":"idle","initialTheme":"dark","themes":["dark","light"],"background":"#000000"},{"id":"wave"}],
+             "themes":[{"id":"dark"},{"id":"light"}],"stateMachines":[{"id":"buttons"}],
+             "initial":{"animation":"idle","stateMachine":"buttons"}}
+            """#
+        return [
+            "theme.json": Data([0]) + Data(theme.utf8), "state-machine.json": Data([1]) + Data(stateMachine.utf8),
+            "manifest.json": Data([2]) + Data(manifest.utf8),
+        ]
+    }
+
     /// A zip archive of stored (method 0) entries: local headers and data, central directory, end record.
     static func zip(_ entries: [(name: String, contents: Data)]) -> Data {
         var body = Data()

@@ -12,7 +12,7 @@ import SampleOrigin
 public enum FuzzTargets {
     /// All targets, in the order `Fuzz/run` runs them.
     public static let all: [FuzzTarget] = [
-        jpeg, png, lottie, dotLottie, webp, gif, heif, thumbHash, hlsPlaylist, httpRequestHead, proxyPath,
+        jpeg, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist, httpRequestHead, proxyPath,
         respReply, diskEntryFile,
     ]
 
@@ -45,6 +45,11 @@ public enum FuzzTargets {
     public static let dotLottie = FuzzTarget(name: "dotlottie", seeds: AnimationSeeds.dotLottie) { data in
         _ = try? DotLottie.read(data)
     }
+
+    /// The dotLottie v2 theme, state machine and manifest parsers, picked by the input's first byte.
+    public static let dotLottieVersion2 = FuzzTarget(
+        name: "dotlottie-v2", seeds: AnimationSeeds.dotLottieVersion2, parse: fuzzDotLottieVersion2
+    )
 
     /// libwebp and libwebpdemux (loaded at run time): header, still decode, animation.
     public static let webp = FuzzTarget(name: "webp", seeds: FormatSeeds.webp, parse: fuzzWebPDecoder)

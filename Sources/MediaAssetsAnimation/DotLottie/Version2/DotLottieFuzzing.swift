@@ -29,3 +29,17 @@ public func fuzzDotLottieManifest(_ data: Data) {
     guard var manifest = try? DotLottieManifest.parse(data, options: fuzzParsingOptions) else { return }
     try? manifest.readVersion2Fields(from: data, options: fuzzParsingOptions)
 }
+
+/// Feeds arbitrary bytes to one of the dotLottie v2 parsers: the first byte picks the theme (0), state machine
+/// (1) or manifest (2) parser, modulo 3, and the rest is that part's JSON. One libFuzzer target covers all three.
+///
+/// Public for the libFuzzer targets in `Fuzz/` (a separate package).
+public func fuzzDotLottieVersion2(_ data: Data) {
+    guard let selector = data.first else { return }
+    let json = data.dropFirst()
+    switch selector % 3 {
+    case 0: fuzzDotLottieTheme(json)
+    case 1: fuzzDotLottieStateMachine(json)
+    default: fuzzDotLottieManifest(json)
+    }
+}
