@@ -12,8 +12,8 @@ import SampleOrigin
 public enum FuzzTargets {
     /// All targets, in the order `Fuzz/run` runs them.
     public static let all: [FuzzTarget] = [
-        jpeg, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist, httpRequestHead, proxyPath,
-        respReply, diskEntryFile,
+        jpeg, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist,
+        httpRequestHead, proxyPath, respReply, diskEntryFile,
     ]
 
     /// The target named `name`, if any.
