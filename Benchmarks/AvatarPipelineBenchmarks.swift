@@ -2,7 +2,9 @@ import Foundation
 import MediaAssetsImage
 
 /// The avatar pipeline ImageUtil runs on a miss (JPEG bytes → decoded → 96×96 aspect-fill circle → PNG
-/// bytes) through `VariantRenderer`, with and without downsampling on decode, plus its PNG step alone.
+/// bytes) through `VariantRenderer`: decoded with 2× headroom and only the cropped region, against the draft
+/// decode to the target size and against a full decode; the avatars' PSNR against a full-resolution Lanczos
+/// reference; the PNG step alone.
 func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
     let sizes = [(512, 384), (1024, 768), (1600, 1200), (2048, 1536), (3024, 2268), (3648, 2736)]
     let photos = try sizes.enumerated().map { index, size in
@@ -16,21 +18,30 @@ func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
     }
     let style = AvatarStyle.circle(diameter: 96)
     let renderer = VariantRenderer()
-    func runPipeline(downsampling: Bool) throws {
+    // Today's path before issue 16: decode just down to the target (Pillow's draft rule), the whole image.
+    var draftRenderer = VariantRenderer()
+    draftRenderer.decodingOptions.downsamplingHeadroom = 1
+    func runPipeline(_ decode: (Data) throws -> Image) throws {
         for photo in photos {
-            let decoded = try renderer.decode(photo, for: style, downsampling: downsampling)
-            blackHole(try renderer.encode(try renderer.render(decoded, style: style)))
+            blackHole(try renderer.encode(try renderer.render(try decode(photo), style: style)))
         }
     }
+    let headroomAndRegion = { (photo: Data) in try renderer.decode(photo, for: style) }
+    let draftWhole = { (photo: Data) in try draftRenderer.decode(photo, targetSize: style.targetSize) }
 
     let count = Double(photos.count)
-    let withDownsampling = try medianSeconds(repetitions: 9) { try runPipeline(downsampling: true) }
-    let fullDecode = try medianSeconds(repetitions: 5) { try runPipeline(downsampling: false) }
+    let current = try medianSeconds(repetitions: 9) { try runPipeline(headroomAndRegion) }
+    let draft = try medianSeconds(repetitions: 9) { try runPipeline(draftWhole) }
+    let fullDecode = try medianSeconds(repetitions: 5) { try runPipeline { try renderer.decode($0, targetSize: nil) } }
     table.add(
-        "avatar pipeline jpeg 512px-10MP -> circle 96 png (mean)", unit: "ms",
-        median: withDownsampling / count * 1e3,
+        "avatar pipeline jpeg 512px-10MP -> circle 96 png (mean)", unit: "ms", median: current / count * 1e3,
+        baseline: "draft decode to 96, whole image (same set)", baselineMedian: draft / count * 1e3, target: 1
+    )
+    table.add(
+        "avatar pipeline, 2x headroom + region decode (mean)", unit: "ms", median: current / count * 1e3,
         baseline: "full decode, then resize (same set)", baselineMedian: fullDecode / count * 1e3
     )
+    try addAvatarQualityRow(table, photos: photos, current: headroomAndRegion, draft: draftWhole)
 
     // The PNG step alone, at the variant's level against libpng's default.
     let variant = try renderer.render(try renderer.decode(photos[3], for: style), style: style)
@@ -43,5 +54,27 @@ func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
     table.add(
         "png encode circle 96 (level \(renderer.pngCompressionLevel), \(fastSize) B)", unit: "µs", median: fast * 1e6,
         baseline: "zlib level 6, libpng default (\(standardSize) B)", baselineMedian: standard * 1e6
+    )
+}
+
+/// The 96 px aspect-fill avatars of both decode paths against `referenceAvatar` of the full-resolution image:
+/// the mean PSNR over the set (higher is sharper and truer).
+private func addAvatarQualityRow(
+    _ table: BenchmarkTable, photos: [Data], current: (Data) throws -> Image, draft: (Data) throws -> Image
+) throws {
+    let style = AvatarStyle.rectangle(size: .square(96))
+    var currentPSNR: [Double] = []
+    var draftPSNR: [Double] = []
+    for photo in photos {
+        let reference = referenceAvatar(of: try ImageDecoder.decode(photo), size: .square(96))
+        currentPSNR.append(psnr(try style.process(try current(photo)), reference))
+        draftPSNR.append(psnr(try style.process(try draft(photo)), reference))
+    }
+    let detail = zip(currentPSNR, draftPSNR).map { String(format: "%.1f/%.1f", $0, $1) }.joined(separator: " ")
+    print("avatar PSNR per photo (headroom+region / draft), dB: \(detail)")
+    table.add(
+        "avatar 96 px PSNR vs full-res Lanczos3 (mean dB)", unit: "dB",
+        median: currentPSNR.reduce(0, +) / Double(photos.count),
+        baseline: "draft decode to 96, whole image (dB)", baselineMedian: draftPSNR.reduce(0, +) / Double(photos.count)
     )
 }

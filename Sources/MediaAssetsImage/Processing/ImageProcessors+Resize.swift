@@ -29,6 +29,12 @@ extension ImageProcessors {
         /// The original is decoded toward `size`: at least that large in both dimensions.
         public var targetSize: PixelSize? { size }
 
+        /// With `crop` and `.aspectFill`, the centred part with `size`'s aspect ratio: the rest is cut away,
+        /// so the original need not be decoded there.
+        public var regionOfInterest: ImageRegion? {
+            crop && contentMode == .aspectFill ? .centered(aspectRatio: size) : nil
+        }
+
         /// Creates a resize to `size`.
         public init(
             size: PixelSize, contentMode: ContentMode = .aspectFill, crop: Bool = false, upscale: Bool = false
