@@ -8,7 +8,7 @@ import MediaAssetsImage
 func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
     let sizes = [(512, 384), (1024, 768), (1600, 1200), (2048, 1536), (3024, 2268), (3648, 2736)]
     let photos = try sizes.enumerated().map { index, size in
-        try makePhotoLikeJPEG(width: size.0, height: size.1, seed: UInt64(index + 11))
+        try makePhotoLikeJPEG(width: size.0, height: size.1, seed: UInt64(index + 11), fineDetail: true)
     }
     // For comparisons with other libraries on the same files (see the README's benchmark notes).
     if let directory = ProcessInfo.processInfo.environment["MEDIAASSETS_EXPORT_PHOTOS"] {

@@ -1,9 +1,10 @@
 /// Resamples premultiplied RGBA8 images: an exact area average (box) for the bulk of a large
 /// reduction, then a separable Lanczos3 pass to the final size.
 ///
-/// The box stage (an integer factor per axis) stops within 2× of the target, so the windowed filter
-/// still removes what the box lets through near the final Nyquist frequency (no moiré), while a
-/// 10 MP reduction costs about one add per source byte and at most ~13 filter taps per output.
+/// The box stage (an integer factor per axis) stops at 2× to 4× the target (Pillow's reducing gap
+/// of 2), so the windowed filter makes at least the last 2× itself: a box alone lets through, and
+/// folds back, much of what lies above the final Nyquist frequency (soft yet moiréd detail), while a
+/// 10 MP reduction still costs about one add per source byte and at most ~26 filter taps per output.
 /// Box rows are produced on demand for the horizontal pass, so the reduced image is never stored.
 /// Intermediate results stay in `Float`; only the output is rounded, clamped to 0...255 and each
 /// colour channel to its alpha, so Lanczos overshoot (ringing) cannot break premultiplication.
@@ -42,12 +43,11 @@ enum Resampler {
         }
     }
 
-    /// The smallest integer box factor that leaves the axis less than 2× the output (1: no box
-    /// stage), so the Lanczos pass reads at most ~13 taps per pixel; exact 2× and 3× reductions
-    /// become pure area averages.
+    /// The largest integer box factor that still leaves the Lanczos pass at least a 2× reduction (1: no
+    /// box stage below 4×), so that pass reads at most ~26 taps per pixel.
     static func boxFactor(extent: Double, output: Int) -> Int {
         let ratio = extent / Double(output)
-        guard ratio >= 2 else { return 1 }
-        return min(Int(ratio / 2) + 1, maximumBoxFactor)
+        guard ratio >= 4 else { return 1 }
+        return min(Int(ratio / 2), maximumBoxFactor)
     }
 }
