@@ -91,7 +91,8 @@ private struct PhotoTexture {
             let smoothY = fractionY * fractionY * (3 - 2 * fractionY)
             let base = row * octave.columns + column
             let top = octave.lattice[base] + (octave.lattice[base + 1] - octave.lattice[base]) * smoothX
-            let bottom = octave.lattice[base + octave.columns]
+            let bottom =
+                octave.lattice[base + octave.columns]
                 + (octave.lattice[base + octave.columns + 1] - octave.lattice[base + octave.columns]) * smoothX
             sum += (top + (bottom - top) * smoothY) * 12
         }

@@ -26,6 +26,9 @@ extension ImageProcessors {
         /// Whether an image smaller than the target is enlarged.
         public var upscale: Bool
 
+        /// The box stage's rule; only the avatar benchmark's baseline changes it (not part of the identifier).
+        package var boxStage = ResamplingBoxStage.reducingGapOfTwo
+
         /// The original is decoded toward `size`: at least that large in both dimensions.
         public var targetSize: PixelSize? { size }
 
@@ -93,7 +96,7 @@ extension ImageProcessors {
                 width: regionWidth,
                 height: regionHeight
             )
-            return Resampler.resample(image, region: region, to: scaled)
+            return Resampler.resample(image, region: region, to: scaled, boxStage: boxStage)
         }
     }
 }

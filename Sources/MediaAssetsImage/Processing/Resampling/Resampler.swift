@@ -17,12 +17,14 @@ enum Resampler {
     /// Returns `region` of `image` resampled to exactly `size`.
     ///
     /// - Precondition: `region` lies inside the image and has a positive extent (callers compute it).
-    static func resample(_ image: Image, region: SourceRegion, to size: PixelSize) -> Image {
+    static func resample(
+        _ image: Image, region: SourceRegion, to size: PixelSize, boxStage: ResamplingBoxStage = .reducingGapOfTwo
+    ) -> Image {
         var source = image
         var region = region
         while true {
-            let factorX = boxFactor(extent: region.width, output: size.width)
-            let factorY = boxFactor(extent: region.height, output: size.height)
+            let factorX = boxFactor(extent: region.width, output: size.width, stage: boxStage)
+            let factorY = boxFactor(extent: region.height, output: size.height, stage: boxStage)
             if factorX == 1 && factorY == 1 {
                 return convolve(rowsOf: source, region: region, to: size)
             }
@@ -30,8 +32,8 @@ enum Resampler {
                 imageWidth: source.width, imageHeight: source.height, region: region,
                 factorX: factorX, factorY: factorY
             )
-            let nextX = boxFactor(extent: box.reducedRegion.width, output: size.width)
-            let nextY = boxFactor(extent: box.reducedRegion.height, output: size.height)
+            let nextX = boxFactor(extent: box.reducedRegion.width, output: size.width, stage: boxStage)
+            let nextY = boxFactor(extent: box.reducedRegion.height, output: size.height, stage: boxStage)
             if nextX == 1 && nextY == 1 {
                 return box.fitsSixteenBitSums
                     ? convolve(box, of: source, to: size, sumType: UInt16.self)
@@ -45,9 +47,24 @@ enum Resampler {
 
     /// The largest integer box factor that still leaves the Lanczos pass at least a 2× reduction (1: no
     /// box stage below 4×), so that pass reads at most ~26 taps per pixel.
-    static func boxFactor(extent: Double, output: Int) -> Int {
+    static func boxFactor(extent: Double, output: Int, stage: ResamplingBoxStage = .reducingGapOfTwo) -> Int {
         let ratio = extent / Double(output)
-        guard ratio >= 4 else { return 1 }
-        return min(Int(ratio / 2), maximumBoxFactor)
+        switch stage {
+        case .reducingGapOfTwo:
+            guard ratio >= 4 else { return 1 }
+            return min(Int(ratio / 2), maximumBoxFactor)
+        case .belowTwice:
+            guard ratio >= 2 else { return 1 }
+            return min(Int(ratio / 2) + 1, maximumBoxFactor)
+        }
     }
+}
+
+/// How far the box stage of a reduction goes before Lanczos3 takes over.
+package enum ResamplingBoxStage: Sendable, Hashable {
+    /// To 2×–4× the target: Lanczos3 makes at least the last 2× (the default).
+    case reducingGapOfTwo
+    /// To less than 2× the target, an exact 2× or 3× being a pure box: the rule before issue 16, kept so the
+    /// avatar benchmark can compare against it.
+    case belowTwice
 }
