@@ -35,6 +35,15 @@ func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
     let headroomAndRegion = { (photo: Data) in try renderer.decode(photo, for: style) }
     let draftWhole = { (photo: Data) in try draftRenderer.decode(photo, targetSize: style.targetSize) }
 
+    // One pass of one path and no rows, to count instructions under
+    // `valgrind --tool=callgrind --toggle-collect='*avatarPipelinePass*'` (wall-clock is noisy on a busy machine).
+    if let path = ProcessInfo.processInfo.environment["MEDIAASSETS_AVATAR_PASS"] {
+        let todaysPath = path == "todays"
+        try avatarPipelinePass {
+            try runPipeline(style: todaysPath ? todaysStyle : style, todaysPath ? draftWhole : headroomAndRegion)
+        }
+        return
+    }
     let count = Double(photos.count)
     let current = try medianSeconds(repetitions: 9) { try runPipeline(style: style, headroomAndRegion) }
     let todays = try medianSeconds(repetitions: 9) { try runPipeline(style: todaysStyle, draftWhole) }
@@ -95,4 +104,10 @@ private func addAvatarQualityRow(
         "avatar 96 px PSNR vs full-res Lanczos3 (mean dB)", unit: "dB", median: mean(currentPSNR),
         baseline: "today's: draft decode, whole, box < 2x", baselineMedian: mean(todaysPSNR)
     )
+}
+
+/// Runs `pass` once; a function of its own so callgrind can count only what runs inside it.
+@inline(never)
+func avatarPipelinePass(_ pass: () throws -> Void) throws {
+    try pass()
 }
