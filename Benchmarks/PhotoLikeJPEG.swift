@@ -3,12 +3,18 @@ import MediaAssetsImage
 
 /// A JPEG (quality 90) that compresses like a photo: smooth gradients, soft shapes with hard edges, and
 /// sensor-like noise. Deterministic for a `seed`, so runs compare.
-func makePhotoLikeJPEG(width: Int, height: Int, seed: UInt64) throws -> Data {
-    try ImageEncoder.jpeg(makePhotoLikeImage(width: width, height: height, seed: seed), quality: 90)
+///
+/// With `fineDetail`, also texture at every scale (equal contrast per octave, as the 1/f spectrum of natural
+/// images gives) and a spoked wheel whose spokes converge to detail finer than any pixel: what makes a soft
+/// thumbnail visibly soft. The scene is the same at every size (its features are fractions of the width).
+func makePhotoLikeJPEG(width: Int, height: Int, seed: UInt64, fineDetail: Bool = false) throws -> Data {
+    try ImageEncoder.jpeg(
+        makePhotoLikeImage(width: width, height: height, seed: seed, fineDetail: fineDetail), quality: 90
+    )
 }
 
 /// The opaque picture behind `makePhotoLikeJPEG`.
-func makePhotoLikeImage(width: Int, height: Int, seed: UInt64) -> Image {
+func makePhotoLikeImage(width: Int, height: Int, seed: UInt64, fineDetail: Bool = false) -> Image {
     var random = PhotoNoiseRandom(seed: seed)
     let shapes = (0..<12).map { _ in
         PhotoShape(
@@ -17,6 +23,8 @@ func makePhotoLikeImage(width: Int, height: Int, seed: UInt64) -> Image {
             color: (Int(random.next() % 256), Int(random.next() % 256), Int(random.next() % 256))
         )
     }
+    let texture = fineDetail ? PhotoTexture(width: width, height: height, random: &random) : nil
+    let wheel = fineDetail ? PhotoWheel(width: width, height: height) : nil
     var pixels = [UInt8](repeating: 255, count: width * height * 4)
     pixels.withUnsafeMutableBufferPointer { buffer in
         for y in 0..<height {
@@ -32,6 +40,12 @@ func makePhotoLikeImage(width: Int, height: Int, seed: UInt64) -> Image {
                     green = (green + shape.color.1 * 3) / 4
                     blue = (blue + shape.color.2 * 3) / 4
                 }
+                if let texture, let wheel {
+                    let shade = texture.value(x: x, y: y) + wheel.shade(x: x, y: y)
+                    red += shade
+                    green += shade
+                    blue += shade
+                }
                 let noise = Int(random.next() & 15) - 8
                 let offset = (y * width + x) * 4
                 buffer[offset] = UInt8(clamping: red + noise)
@@ -41,6 +55,70 @@ func makePhotoLikeImage(width: Int, height: Int, seed: UInt64) -> Image {
         }
     }
     return Image(width: width, height: height, pixels: pixels)
+}
+
+/// Value noise in five octaves, from 1/25 to 1/400 of the width, each of the same contrast (±12).
+private struct PhotoTexture {
+    struct Octave {
+        var cell: Double
+        var columns: Int
+        var lattice: [Double]
+    }
+
+    var octaves: [Octave] = []
+
+    init(width: Int, height: Int, random: inout PhotoNoiseRandom) {
+        for divisor in [25.0, 50, 100, 200, 400] {
+            let cell = max(Double(width) / divisor, 1.5)
+            let columns = Int(Double(width) / cell) + 2
+            let rows = Int(Double(height) / cell) + 2
+            let lattice = (0..<(columns * rows)).map { _ in Double(random.next() % 2001) / 1000 - 1 }
+            octaves.append(Octave(cell: cell, columns: columns, lattice: lattice))
+        }
+    }
+
+    /// The summed octaves at a pixel, bilinearly interpolated with a smoothstep.
+    func value(x: Int, y: Int) -> Int {
+        var sum = 0.0
+        for octave in octaves {
+            let u = Double(x) / octave.cell
+            let v = Double(y) / octave.cell
+            let column = Int(u)
+            let row = Int(v)
+            let fractionX = u - Double(column)
+            let fractionY = v - Double(row)
+            let smoothX = fractionX * fractionX * (3 - 2 * fractionX)
+            let smoothY = fractionY * fractionY * (3 - 2 * fractionY)
+            let base = row * octave.columns + column
+            let top = octave.lattice[base] + (octave.lattice[base + 1] - octave.lattice[base]) * smoothX
+            let bottom =
+                octave.lattice[base + octave.columns]
+                + (octave.lattice[base + octave.columns + 1] - octave.lattice[base + octave.columns]) * smoothX
+            sum += (top + (bottom - top) * smoothY) * 12
+        }
+        return Int(sum.rounded())
+    }
+}
+
+/// A wheel of 72 dark spokes: coarse at the rim, finer than a pixel at the hub.
+private struct PhotoWheel {
+    let centerX: Double
+    let centerY: Double
+    let radius: Double
+
+    init(width: Int, height: Int) {
+        centerX = Double(width) * 0.55
+        centerY = Double(height) * 0.5
+        radius = Double(min(width, height)) * 0.3
+    }
+
+    func shade(x: Int, y: Int) -> Int {
+        let deltaX = Double(x) - centerX
+        let deltaY = Double(y) - centerY
+        guard deltaX * deltaX + deltaY * deltaY < radius * radius else { return 0 }
+        let turns = (atan2(deltaY, deltaX) / (2 * Double.pi) + 1) * 72
+        return turns - turns.rounded(.down) < 0.3 ? -90 : 0
+    }
 }
 
 private struct PhotoShape {

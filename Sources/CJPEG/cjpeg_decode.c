@@ -160,29 +160,85 @@ static void cjpeg_cmyk_row_to_rgba(uint8_t *row, size_t width, int inverted) {
 
 cjpeg_status cjpeg_read_pixels(cjpeg_decoder *decoder, uint8_t *pixels, size_t stride, size_t capacity) {
     if (decoder == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
+    if (!decoder->started) return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "read asked before start");
     j_decompress_ptr info = &decoder->info;
-    if (!decoder->started || pixels == NULL) {
-        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "read asked before start");
+    return cjpeg_read_region(decoder, 0, 0, (int)info->output_width, (int)info->output_height, pixels, stride,
+                             capacity);
+}
+
+// Reads up to 16 rows into `rows` and converts CMYK pixels [first_column, first_column + columns) of each.
+// Returns the number of rows read; libjpeg making no progress is a corrupt file.
+static JDIMENSION cjpeg_read_rows(cjpeg_decoder *decoder, JSAMPROW *rows, JDIMENSION count, size_t first_column,
+                                  size_t columns) {
+    JDIMENSION read = jpeg_read_scanlines(&decoder->info, rows, count);
+    if (read == 0) cjpeg_abort((j_common_ptr)&decoder->info, CJPEG_ERROR_CORRUPT, "decoder made no progress");
+    if (decoder->cmyk_output) {
+        for (JDIMENSION index = 0; index < read; index++) {
+            cjpeg_cmyk_row_to_rgba(rows[index] + first_column * 4, columns, decoder->cmyk_inverted);
+        }
     }
-    size_t width = info->output_width, height = info->output_height;
-    if (stride < width * 4 || stride == 0 || capacity / stride < height) {
+    return read;
+}
+
+// Entropy-decodes every row below the region and fully decodes the last one, so that a file cut after the
+// region is still reported as truncated (jpeg_skip_scanlines to the very end would stop reading instead).
+static void cjpeg_drain_rows(cjpeg_decoder *decoder, JSAMPARRAY scratch) {
+    j_decompress_ptr info = &decoder->info;
+    JDIMENSION remaining = info->output_height - info->output_scanline;
+    if (remaining == 0) return;
+    if (remaining > 1 && jpeg_skip_scanlines(info, remaining - 1) != remaining - 1) {
+        cjpeg_abort((j_common_ptr)info, CJPEG_ERROR_CORRUPT, "could not skip the rows below the region");
+    }
+    cjpeg_read_rows(decoder, scratch, 1, 0, 0);
+}
+
+cjpeg_status cjpeg_read_region(cjpeg_decoder *decoder, int x, int y, int width, int height,
+                               uint8_t *pixels, size_t stride, size_t capacity) {
+    if (decoder == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
+    j_decompress_ptr info = &decoder->info;
+    if (!decoder->started || pixels == NULL || info->output_scanline != 0) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "read asked before start or twice");
+    }
+    size_t output_width = info->output_width, output_height = info->output_height;
+    if (x < 0 || y < 0 || width < 1 || height < 1 || (size_t)width > output_width
+        || (size_t)x > output_width - (size_t)width || (size_t)height > output_height
+        || (size_t)y > output_height - (size_t)height) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "region outside the image");
+    }
+    size_t row_bytes = (size_t)width * 4;
+    if (stride < row_bytes || capacity / stride < (size_t)height) {
         return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "output buffer too small");
     }
     CJPEG_GUARD(decoder);
-    // Rows go straight into the caller's buffer: no intermediate copy.
+    int full_rows = x == 0 && (size_t)width == output_width;
+    JDIMENSION crop_x = (JDIMENSION)x, crop_width = (JDIMENSION)width;
+    // libjpeg-turbo widens the crop to whole iMCU columns: decoded rows then start `x - crop_x` pixels early.
+    if (!full_rows) jpeg_crop_scanline(info, &crop_x, &crop_width);
+    size_t skipped_columns = (size_t)x - crop_x;
+    JSAMPARRAY scratch = NULL;
+    if (!full_rows || (size_t)(y + height) < output_height) {
+        scratch = (*info->mem->alloc_sarray)((j_common_ptr)info, JPOOL_IMAGE, crop_width * 4, 16);
+    }
+    if (y > 0 && jpeg_skip_scanlines(info, (JDIMENSION)y) != (JDIMENSION)y) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_CORRUPT, "could not skip the rows above the region");
+    }
     JSAMPROW rows[16];
-    while (info->output_scanline < info->output_height) {
-        size_t first = info->output_scanline;
-        size_t count = height - first < 16 ? height - first : 16;
-        for (size_t index = 0; index < count; index++) rows[index] = pixels + (first + index) * stride;
-        JDIMENSION read = jpeg_read_scanlines(info, rows, (JDIMENSION)count);
-        if (decoder->cmyk_output) {
-            for (size_t index = 0; index < read; index++) {
-                cjpeg_cmyk_row_to_rgba(rows[index], width, decoder->cmyk_inverted);
+    JDIMENSION end = (JDIMENSION)(y + height);
+    while (info->output_scanline < end) {
+        size_t first = info->output_scanline - (size_t)y;
+        JDIMENSION count = end - info->output_scanline < 16 ? end - info->output_scanline : 16;
+        // Full rows go straight into the caller's buffer; cropped ones through the scratch rows.
+        for (JDIMENSION index = 0; index < count; index++) {
+            rows[index] = full_rows ? pixels + (first + index) * stride : scratch[index];
+        }
+        JDIMENSION read = cjpeg_read_rows(decoder, rows, count, skipped_columns, (size_t)width);
+        if (!full_rows) {
+            for (JDIMENSION index = 0; index < read; index++) {
+                memcpy(pixels + (first + index) * stride, scratch[index] + skipped_columns * 4, row_bytes);
             }
         }
-        if (read == 0) return cjpeg_reject(decoder, CJPEG_ERROR_CORRUPT, "decoder made no progress");
     }
+    cjpeg_drain_rows(decoder, scratch);
     return CJPEG_OK;
 }
 

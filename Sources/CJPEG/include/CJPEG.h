@@ -56,6 +56,15 @@ cjpeg_status cjpeg_start(cjpeg_decoder *decoder, int scale_numerator, int *width
 /// Decodes every row as opaque RGBA8 into `pixels` (`stride` bytes per row, `capacity` bytes in all).
 /// CMYK and YCCK files are converted to RGB here. A file that ends early fails with CJPEG_ERROR_TRUNCATED.
 cjpeg_status cjpeg_read_pixels(cjpeg_decoder *decoder, uint8_t *pixels, size_t stride, size_t capacity);
+/// Decodes only the `width` × `height` rectangle at (`x`, `y`) of the output (in output pixels, after DCT
+/// scaling) as opaque RGBA8 into `pixels` (`stride` bytes per row, `capacity` bytes in all), row 0 of `pixels`
+/// being row `y`. libjpeg-turbo's jpeg_crop_scanline leaves out the inverse DCT, upsampling and colour
+/// conversion of whole iMCU columns left and right of the rectangle, and jpeg_skip_scanlines those of the rows
+/// above it (their entropy-coded data is still read: it has no index). The rows below are entropy-decoded too,
+/// and the last one decoded, so a file cut anywhere still fails with CJPEG_ERROR_TRUNCATED. The rectangle must
+/// lie inside the output; the whole output takes the same path as `cjpeg_read_pixels`.
+cjpeg_status cjpeg_read_region(cjpeg_decoder *decoder, int x, int y, int width, int height,
+                               uint8_t *pixels, size_t stride, size_t capacity);
 /// Progressive files with more scans than this fail as corrupt (a scan-count bomb guard).
 #define CJPEG_DEFAULT_SCAN_LIMIT 1000
 /// Changes the scan limit (tests use a small one). Call before `cjpeg_start`.

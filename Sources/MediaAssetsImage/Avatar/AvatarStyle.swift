@@ -18,6 +18,9 @@ public struct AvatarStyle: ImageProcessing, Hashable {
     public let targetSize: PixelSize?
     /// The processors the style runs, in order.
     public let processors: ImageProcessors.Composition
+    /// The part of the original the first processor keeps (sized styles: the centred part with the size's
+    /// aspect ratio), so only that part is decoded.
+    public var regionOfInterest: ImageRegion? { processors.regionOfInterest }
     private let validation: @Sendable () throws -> Void
 
     /// Creates a style of your own: `processors` run in order, `identifier` keys the result, and the

@@ -16,7 +16,8 @@ import Foundation
 /// more than 1000 scans are refused as corrupt (a CPU bomb).
 ///
 /// PNG is always decoded at full size and its orientation is not read (no eXIf support); `targetSize` acts on
-/// JPEG only.
+/// JPEG only. A `regionOfInterest` is honoured for every format: JPEG decodes only the region, the others are
+/// cut after decoding.
 public enum ImageDecoder {
     /// Decodes `data` into an upright (unless told otherwise), premultiplied RGBA image; the first frame of an
     /// animation.

@@ -37,12 +37,17 @@ public struct VariantRenderer: Sendable {
         self.codecs = configuration.codecs
     }
 
-    /// Decodes `data` for `style`: a JPEG is downsampled by libjpeg's DCT scaling toward `style.targetSize`
-    /// (still covering it), unless `downsampling` is false.
+    /// Decodes `data` for `style`: only the part the style keeps (`style.regionOfInterest`), and a JPEG
+    /// downsampled by libjpeg's DCT scaling toward `style.targetSize` (with the options' headroom), unless
+    /// `downsampling` is false (the whole image at full size).
     ///
     /// - Throws: `ImageError` for corrupt, truncated, oversized or unknown input.
     public func decode(_ data: Data, for style: AvatarStyle, downsampling: Bool = true) throws -> Image {
-        try decode(data, targetSize: downsampling ? style.targetSize : nil)
+        guard downsampling else { return try decode(data, targetSize: nil) }
+        var options = decodingOptions
+        options.targetSize = style.targetSize
+        options.regionOfInterest = style.regionOfInterest
+        return try codecs.decode(data, options: options)
     }
 
     /// Decodes `data`, downsampling a JPEG toward `targetSize` when given (full size when `nil`).

@@ -20,6 +20,15 @@ public protocol ImageProcessing: AssetProcessing where Value == Image {
     /// full image.
     var targetSize: PixelSize? { get }
 
+    /// The part of its input the output depends on, or `nil` (the default) for all of it.
+    ///
+    /// When set, the original may be decoded as just that part (`ImageDecodingOptions.regionOfInterest`: JPEG
+    /// then skips the rest's inverse DCT and colour conversion), and `targetSize` is what that part needs.
+    /// `process(_:)` must give the same result, up to resampling at the edges, whether it is handed the whole
+    /// image or only the region: an aspect-fill crop names `.centered(aspectRatio:)`, and the centred crop of a
+    /// centred crop is the same pixels.
+    var regionOfInterest: ImageRegion? { get }
+
     /// Returns the processed image, or throws an `ImageProcessingError` (or the plugin's own error).
     func process(_ image: Image) throws -> Image
 }
@@ -27,6 +36,9 @@ public protocol ImageProcessing: AssetProcessing where Value == Image {
 extension ImageProcessing {
     /// The full image: a processor that does not say what it needs gets everything.
     public var targetSize: PixelSize? { nil }
+
+    /// All of the image.
+    public var regionOfInterest: ImageRegion? { nil }
 }
 
 /// The built-in processors, one type per file; call sites read `.resize(width: 96, height: 96)`.

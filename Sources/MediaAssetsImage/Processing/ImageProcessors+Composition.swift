@@ -24,6 +24,9 @@ extension ImageProcessors {
         /// What the first processor needs from the original.
         public var targetSize: PixelSize? { processors.first?.targetSize }
 
+        /// What the first processor needs of the original.
+        public var regionOfInterest: ImageRegion? { processors.first?.regionOfInterest }
+
         /// Applies each processor to the previous one's output; stops at the first error.
         public func process(_ image: Image) throws -> Image {
             var result = image

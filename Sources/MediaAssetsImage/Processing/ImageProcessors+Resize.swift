@@ -26,8 +26,17 @@ extension ImageProcessors {
         /// Whether an image smaller than the target is enlarged.
         public var upscale: Bool
 
+        /// The box stage's rule; only the avatar benchmark's baseline changes it (not part of the identifier).
+        package var boxStage = ResamplingBoxStage.reducingGapOfTwo
+
         /// The original is decoded toward `size`: at least that large in both dimensions.
         public var targetSize: PixelSize? { size }
+
+        /// With `crop` and `.aspectFill`, the centred part with `size`'s aspect ratio: the rest is cut away,
+        /// so the original need not be decoded there.
+        public var regionOfInterest: ImageRegion? {
+            crop && contentMode == .aspectFill ? .centered(aspectRatio: size) : nil
+        }
 
         /// Creates a resize to `size`.
         public init(
@@ -87,7 +96,7 @@ extension ImageProcessors {
                 width: regionWidth,
                 height: regionHeight
             )
-            return Resampler.resample(image, region: region, to: scaled)
+            return Resampler.resample(image, region: region, to: scaled, boxStage: boxStage)
         }
     }
 }

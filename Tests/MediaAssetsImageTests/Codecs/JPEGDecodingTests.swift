@@ -80,7 +80,7 @@ struct JPEGDecodingTests {
     }
 
     @Test(
-        "DCT scaling picks the smallest scale that still covers the target",
+        "with headroom 1, DCT scaling picks the smallest scale that still covers the target (the draft rule)",
         arguments: [
             (target: PixelSize(width: 96, height: 96), expected: PixelSize(width: 250, height: 125)),
             (target: PixelSize(width: 251, height: 10), expected: PixelSize(width: 500, height: 250)),
@@ -94,7 +94,8 @@ struct JPEGDecodingTests {
         let data = try Self.largeGrayJPEG()
 
         // When it is decoded toward a target size
-        let image = try ImageDecoder.decode(data, options: ImageDecodingOptions(targetSize: scaling.target))
+        let options = ImageDecodingOptions(targetSize: scaling.target, downsamplingHeadroom: 1)
+        let image = try ImageDecoder.decode(data, options: options)
 
         // Then the output is the smallest n/8 scale at least as large as the target
         #expect(PixelSize(width: image.width, height: image.height) == scaling.expected)
@@ -107,10 +108,10 @@ struct JPEGDecodingTests {
         let data = try Self.largeGrayJPEG(app1: CodecFixtures.exifPayload(orientation: 6, bigEndian: true))
 
         // When decoded toward an upright 96×200
-        let options = ImageDecodingOptions(targetSize: PixelSize(width: 96, height: 200))
+        let options = ImageDecodingOptions(targetSize: PixelSize(width: 96, height: 200), downsamplingHeadroom: 1)
         let image = try ImageDecoder.decode(data, options: options)
 
-        // Then 1/8 (stored 250×125, upright 125×250) already covers it
+        // Then (without headroom) 1/8 (stored 250×125, upright 125×250) already covers it
         #expect(image.width == 125 && image.height == 250)
     }
 

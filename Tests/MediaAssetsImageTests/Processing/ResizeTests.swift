@@ -221,3 +221,22 @@ import Testing
         #expect(results.count == 16 && results.allSatisfy { $0 == expected })
     }
 }
+
+@Suite("Resampler box stage")
+struct ResamplerBoxStageTests {
+    @Test(
+        "the box stage leaves Lanczos3 at least the last 2× (Pillow's reducing gap); the old rule stopped below 2×",
+        arguments: [
+            (extent: 192.0, output: 96, gapOfTwo: 1, belowTwice: 2),
+            (extent: 342.0, output: 96, gapOfTwo: 1, belowTwice: 2),
+            (extent: 384.0, output: 96, gapOfTwo: 2, belowTwice: 3),
+            (extent: 2736.0, output: 96, gapOfTwo: 14, belowTwice: 15),
+            (extent: 150.0, output: 96, gapOfTwo: 1, belowTwice: 1),
+        ])
+    func boxFactors(case factors: (extent: Double, output: Int, gapOfTwo: Int, belowTwice: Int)) {
+        let gapOfTwo = Resampler.boxFactor(extent: factors.extent, output: factors.output)
+        let belowTwice = Resampler.boxFactor(extent: factors.extent, output: factors.output, stage: .belowTwice)
+        #expect(gapOfTwo == factors.gapOfTwo && belowTwice == factors.belowTwice)
+        #expect(factors.extent / Double(gapOfTwo) >= 2 * Double(factors.output) || gapOfTwo == 1)
+    }
+}

@@ -7,24 +7,43 @@ extension ImageDecoder {
         return try decoder.readHeader()
     }
 
-    static func decodeJPEG(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> Image {
+    /// Decodes upright, at the DCT scale that leaves the region of interest `targetSize × headroom`, and only
+    /// that region; an image that must be turned goes through a pooled buffer first.
+    static func decodeJPEG(
+        _ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions, pool: DecodeBufferPool = .shared
+    ) throws -> Image {
         let decoder = try JPEGDecoderHandle(bytes)
         defer { decoder.close() }
         let header = try decoder.readHeader()
         try checkPixelLimit(of: header, options: options)
-        let orientation = options.appliesOrientation ? header.orientation : .identity
-        // The target is upright; the DCT scale applies to the stored pixels, so compare against them.
-        let storedTarget = options.targetSize.map { orientation.swapsDimensions ? $0.transposed : $0 }
-        let scale = try storedTarget.map { try decoder.smallestScale(covering: $0) } ?? 8
-        let size = try decoder.start(scaleNumerator: scale)
-        let stride = size.width * 4
-        let byteCount = stride * size.height
-        let pixels = try [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initializedCount in
-            try decoder.check(cjpeg_read_pixels(decoder.pointer, buffer.baseAddress, stride, buffer.count))
-            initializedCount = byteCount
+        let plan = JPEGRegionPlan(
+            orientation: options.appliesOrientation ? header.orientation : .identity,
+            region: options.regionOfInterest
+        )
+        let scale: Int32 =
+            try options.targetSize.map { target -> Int32 in
+                let needed = JPEGRegionPlan.neededSize(target: target, headroom: options.downsamplingHeadroom)
+                return try decoder.smallestScale { storedSize in
+                    let region = plan.uprightRect(storedSize: storedSize)
+                    return region.width >= needed.width && region.height >= needed.height
+                }
+            } ?? 8
+        let storedSize = try decoder.start(scaleNumerator: scale)
+        let rect = plan.storedRect(storedSize: storedSize)
+        let byteCount = rect.width * rect.height * 4
+        guard plan.orientation != .identity else {
+            let pixels = try [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initializedCount in
+                try decoder.read(rect, into: UnsafeMutableRawBufferPointer(buffer))
+                initializedCount = byteCount
+            }
+            return Image(width: rect.width, height: rect.height, pixels: pixels)
         }
-        let image = Image(width: size.width, height: size.height, pixels: pixels)
-        return OrientationTransform.apply(orientation, to: image)
+        return try pool.withBuffer(byteCount: byteCount) { buffer in
+            try decoder.read(rect, into: buffer)
+            return OrientationTransform.apply(
+                plan.orientation, toPixels: UnsafeRawBufferPointer(buffer), width: rect.width, height: rect.height
+            )
+        }
     }
 }
 
@@ -52,15 +71,26 @@ private struct JPEGDecoderHandle {
         )
     }
 
-    /// The smallest n in 1...8 whose n/8 output covers `target` in both dimensions (8 when none smaller does).
-    func smallestScale(covering target: PixelSize) throws -> Int32 {
+    /// The smallest n in 1...8 whose n/8 (stored) output size `suffices` (8 when none smaller does).
+    func smallestScale(where suffices: (PixelSize) -> Bool) throws -> Int32 {
         for numerator: Int32 in 1..<8 {
             var width: Int32 = 0
             var height: Int32 = 0
             try check(cjpeg_scaled_size(pointer, numerator, &width, &height))
-            if Int(width) >= target.width && Int(height) >= target.height { return numerator }
+            if suffices(PixelSize(width: Int(width), height: Int(height))) { return numerator }
         }
         return 8
+    }
+
+    /// Decodes the stored pixels in `rect` (of the started output) into `buffer`, rows without padding.
+    func read(_ rect: PixelRect, into buffer: UnsafeMutableRawBufferPointer) throws {
+        let pixels = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        try check(
+            cjpeg_read_region(
+                pointer, Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height), pixels,
+                rect.width * 4, buffer.count
+            )
+        )
     }
 
     func start(scaleNumerator: Int32) throws -> PixelSize {

@@ -1,12 +1,16 @@
 import Foundation
 
-/// Decodes JPEG through the linked libjpeg-turbo: DCT downscaling toward `targetSize`, EXIF orientation.
+/// Decodes JPEG through the linked libjpeg-turbo: DCT downscaling toward `targetSize` (with
+/// `downsamplingHeadroom`), only the `regionOfInterest`, EXIF orientation.
 public struct JPEGDecoder: ImageDecoding, Hashable {
     /// "jpeg".
     public var identifier: String { ImageFormat.jpeg.rawValue }
 
     /// Creates the decoder.
     public init() {}
+
+    /// `true`: only the region of interest is decoded.
+    public var decodesRegions: Bool { true }
 
     /// Whether `data` starts with `FF D8 FF`.
     public func canDecode(_ data: Data) -> Bool { ImageFormat.sniff(data) == .jpeg }
@@ -16,7 +20,7 @@ public struct JPEGDecoder: ImageDecoding, Hashable {
         try data.withUnsafeBytes { try ImageDecoder.jpegHeader($0) }
     }
 
-    /// Decodes, upright and downscaled toward `options.targetSize` when set.
+    /// Decodes, upright, downscaled toward `options.targetSize` and cut to `options.regionOfInterest` when set.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         try data.withUnsafeBytes { try ImageDecoder.decodeJPEG($0, options: options) }
     }

@@ -52,7 +52,10 @@ public struct ImageCodecRegistry: Sendable {
     ///
     /// - Throws: `ImageError`
     public func decode(_ data: Data, options: ImageDecodingOptions = .init()) throws -> Image {
-        try decoder(for: data).decode(data, options: options)
+        let decoder = try decoder(for: data)
+        let image = try decoder.decode(data, options: options)
+        guard let region = options.regionOfInterest, !decoder.decodesRegions else { return image }
+        return image.cropped(to: region.rect(in: PixelSize(width: image.width, height: image.height)))
     }
 
     /// Decodes every frame of `data`; a still image is one frame.

@@ -33,9 +33,16 @@ public protocol ImageDecoding: Sendable {
     ///
     /// - Throws: `ImageError`, including `.tooManyFrames` and `.animationTooLarge` before frames are decoded.
     func decodeAnimation(_ data: Data, options: ImageDecodingOptions) throws -> AnimatedImage
+
+    /// Whether `decode(_:options:)` itself returns only `options.regionOfInterest` (JPEG does). When `false`,
+    /// the default, `ImageCodecRegistry` cuts the region out of the whole decoded image.
+    var decodesRegions: Bool { get }
 }
 
 extension ImageDecoding {
+    /// The registry cuts the region of interest out of the whole image.
+    public var decodesRegions: Bool { false }
+
     /// A still image as a one-frame animation.
     public func decodeAnimation(_ data: Data, options: ImageDecodingOptions) throws -> AnimatedImage {
         AnimatedImage(still: try decode(data, options: options))

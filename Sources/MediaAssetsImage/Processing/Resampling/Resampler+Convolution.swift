@@ -112,12 +112,24 @@ extension Resampler {
                     for outputX in 0..<weights.outputSize {
                         var pixel = source + starts[outputX] * 4
                         let taps = coefficientBase + outputX * weights.stride
-                        var sum = SIMD4<Float>()
-                        for tap in 0..<counts[outputX] {
-                            sum += FloatPlane.load(pixel) * taps[tap]
-                            pixel += 4
+                        let count = counts[outputX]
+                        // Four independent sums: one would wait on each add's latency (floats do not reassociate).
+                        var sums = (SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>())
+                        var tap = 0
+                        while tap + 4 <= count {
+                            sums.0 += FloatPlane.load(pixel) * taps[tap]
+                            sums.1 += FloatPlane.load(pixel + 4) * taps[tap + 1]
+                            sums.2 += FloatPlane.load(pixel + 8) * taps[tap + 2]
+                            sums.3 += FloatPlane.load(pixel + 12) * taps[tap + 3]
+                            pixel += 16
+                            tap += 4
                         }
-                        FloatPlane.store(sum, to: output)
+                        while tap < count {
+                            sums.0 += FloatPlane.load(pixel) * taps[tap]
+                            pixel += 4
+                            tap += 1
+                        }
+                        FloatPlane.store((sums.0 + sums.1) + (sums.2 + sums.3), to: output)
                         output += 4
                     }
                 }

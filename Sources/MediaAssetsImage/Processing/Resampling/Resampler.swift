@@ -1,9 +1,10 @@
 /// Resamples premultiplied RGBA8 images: an exact area average (box) for the bulk of a large
 /// reduction, then a separable Lanczos3 pass to the final size.
 ///
-/// The box stage (an integer factor per axis) stops within 2× of the target, so the windowed filter
-/// still removes what the box lets through near the final Nyquist frequency (no moiré), while a
-/// 10 MP reduction costs about one add per source byte and at most ~13 filter taps per output.
+/// The box stage (an integer factor per axis) stops at 2× to 4× the target (Pillow's reducing gap
+/// of 2), so the windowed filter makes at least the last 2× itself: a box alone lets through, and
+/// folds back, much of what lies above the final Nyquist frequency (soft yet moiréd detail), while a
+/// 10 MP reduction still costs about one add per source byte and at most ~26 filter taps per output.
 /// Box rows are produced on demand for the horizontal pass, so the reduced image is never stored.
 /// Intermediate results stay in `Float`; only the output is rounded, clamped to 0...255 and each
 /// colour channel to its alpha, so Lanczos overshoot (ringing) cannot break premultiplication.
@@ -16,12 +17,14 @@ enum Resampler {
     /// Returns `region` of `image` resampled to exactly `size`.
     ///
     /// - Precondition: `region` lies inside the image and has a positive extent (callers compute it).
-    static func resample(_ image: Image, region: SourceRegion, to size: PixelSize) -> Image {
+    static func resample(
+        _ image: Image, region: SourceRegion, to size: PixelSize, boxStage: ResamplingBoxStage = .reducingGapOfTwo
+    ) -> Image {
         var source = image
         var region = region
         while true {
-            let factorX = boxFactor(extent: region.width, output: size.width)
-            let factorY = boxFactor(extent: region.height, output: size.height)
+            let factorX = boxFactor(extent: region.width, output: size.width, stage: boxStage)
+            let factorY = boxFactor(extent: region.height, output: size.height, stage: boxStage)
             if factorX == 1 && factorY == 1 {
                 return convolve(rowsOf: source, region: region, to: size)
             }
@@ -29,8 +32,8 @@ enum Resampler {
                 imageWidth: source.width, imageHeight: source.height, region: region,
                 factorX: factorX, factorY: factorY
             )
-            let nextX = boxFactor(extent: box.reducedRegion.width, output: size.width)
-            let nextY = boxFactor(extent: box.reducedRegion.height, output: size.height)
+            let nextX = boxFactor(extent: box.reducedRegion.width, output: size.width, stage: boxStage)
+            let nextY = boxFactor(extent: box.reducedRegion.height, output: size.height, stage: boxStage)
             if nextX == 1 && nextY == 1 {
                 return box.fitsSixteenBitSums
                     ? convolve(box, of: source, to: size, sumType: UInt16.self)
@@ -42,12 +45,26 @@ enum Resampler {
         }
     }
 
-    /// The smallest integer box factor that leaves the axis less than 2× the output (1: no box
-    /// stage), so the Lanczos pass reads at most ~13 taps per pixel; exact 2× and 3× reductions
-    /// become pure area averages.
-    static func boxFactor(extent: Double, output: Int) -> Int {
+    /// The largest integer box factor that still leaves the Lanczos pass at least a 2× reduction (1: no
+    /// box stage below 4×), so that pass reads at most ~26 taps per pixel.
+    static func boxFactor(extent: Double, output: Int, stage: ResamplingBoxStage = .reducingGapOfTwo) -> Int {
         let ratio = extent / Double(output)
-        guard ratio >= 2 else { return 1 }
-        return min(Int(ratio / 2) + 1, maximumBoxFactor)
+        switch stage {
+        case .reducingGapOfTwo:
+            guard ratio >= 4 else { return 1 }
+            return min(Int(ratio / 2), maximumBoxFactor)
+        case .belowTwice:
+            guard ratio >= 2 else { return 1 }
+            return min(Int(ratio / 2) + 1, maximumBoxFactor)
+        }
     }
+}
+
+/// How far the box stage of a reduction goes before Lanczos3 takes over.
+package enum ResamplingBoxStage: Sendable, Hashable {
+    /// To 2×–4× the target: Lanczos3 makes at least the last 2× (the default).
+    case reducingGapOfTwo
+    /// To less than 2× the target, an exact 2× or 3× being a pure box: the rule before issue 16, kept so the
+    /// avatar benchmark can compare against it.
+    case belowTwice
 }
