@@ -15,7 +15,10 @@ import Testing
 struct FuzzRegressionTests {
     /// The parser call of each fuzz target, as in `FuzzTargets` (Fuzz/Sources/FuzzSupport/FuzzTargets.swift).
     static let parsers: [String: @Sendable (Data) -> Void] = [
-        "jpeg": { data in decodeImage(data) },
+        "jpeg": { data in
+            decodeImage(data)
+            fuzzJPEGRegionDecoder(data)
+        },
         "png": { data in decodeImage(data) },
         "lottie": { data in _ = try? LottieAnimation.parse(data) },
         "dotlottie": { data in _ = try? DotLottie.read(data) },

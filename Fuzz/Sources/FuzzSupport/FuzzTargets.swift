@@ -24,10 +24,12 @@ public enum FuzzTargets {
     /// A pixel limit that keeps one input's decode small (the limit check itself is under test).
     static let decodingOptions = ImageDecodingOptions(maxPixelCount: 1 << 22)
 
-    /// libjpeg-turbo through `ImageDecoder`: header, full decode and a DCT-scaled decode.
+    /// libjpeg-turbo through `ImageDecoder`: header, full decode, a DCT-scaled decode and region decodes
+    /// (`jpeg_crop_scanline`, `jpeg_skip_scanlines`).
     public static let jpeg = FuzzTarget(name: "jpeg", seeds: ImageSeeds.jpeg) { data in
         guard ImageFormat.sniff(data) == .jpeg else { return }
         decodeImage(data, scaledTo: PixelSize(width: 7, height: 5))
+        fuzzJPEGRegionDecoder(data)
     }
 
     /// libpng through `ImageDecoder`: header and full decode.
