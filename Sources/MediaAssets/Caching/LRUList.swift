@@ -1,21 +1,21 @@
 /// An ordered map from keys to values with costs, most recently used first.
 ///
-/// Values live in the dictionary beside the index of their node, so a hit reads the dictionary
-/// and then rewrites a few 8-byte links, which sit in one compact array that stays in cache: it
-/// touches no more of the large node array than a plain dictionary would. Nodes (a key and its
-/// cost) live in one array linked by indices and are read only when a value is replaced or leaves,
-/// so every operation is O(1), hashes its key once, and allocates nothing once the arrays have grown.
+/// Values live in the dictionary beside their cost and the index of their node, so a hit or a
+/// replacement reads the dictionary and then rewrites a few 8-byte links, which sit in one compact
+/// array that stays in cache. Nodes (the keys, for eviction and listing) live in one array linked
+/// by indices and are read only when a value leaves, so every operation is O(1), hashes its key
+/// once, and allocates nothing once the arrays have grown.
 /// Not thread-safe: owners guard it with a lock.
 struct LRUList<Key: Hashable, Value> {
     private struct Slot {
         var value: Value
+        var cost: Int
         var node: Int
     }
 
     private struct Node {
         /// nil while the node is free.
         var key: Key?
-        var cost: Int
     }
 
     private struct Link {
@@ -68,20 +68,19 @@ struct LRUList<Key: Hashable, Value> {
     mutating func setValue(_ value: Value, forKey key: Key, cost: Int) -> Value? {
         // One lookup finds the key or the place to insert it; a new key takes the next free node.
         let freeNode = freeNodes.last ?? nodes.count
-        let (node, replaced) = Self.upsert(&slots[key], value: value, freeNode: freeNode)
+        let (node, replaced) = Self.upsert(&slots[key], value: value, cost: cost, freeNode: freeNode)
         guard node == freeNode else {
-            totalCost += cost - nodes[node].cost
-            nodes[node].cost = cost
+            totalCost += cost - replaced!.cost
             moveToNewest(node)
-            return replaced
+            return replaced!.value
         }
         let link = Link(newer: Int32(Self.none), older: Int32(newest))
         if freeNodes.isEmpty {
-            nodes.append(Node(key: key, cost: cost))
+            nodes.append(Node(key: key))
             links.append(link)
         } else {
             freeNodes.removeLast()
-            nodes[node] = Node(key: key, cost: cost)
+            nodes[node] = Node(key: key)
             links[node] = link
         }
         if newest != Self.none { links[newest].newer = Int32(node) }
@@ -97,7 +96,8 @@ struct LRUList<Key: Hashable, Value> {
     @discardableResult
     mutating func removeValue(forKey key: Key) -> (value: Value, cost: Int)? {
         guard let slot = slots.removeValue(forKey: key) else { return nil }
-        return (slot.value, release(slot.node))
+        release(slot)
+        return (slot.value, slot.cost)
     }
 
     /// Removes and returns the least recently used entry.
@@ -108,7 +108,8 @@ struct LRUList<Key: Hashable, Value> {
         let node = oldest
         let key = nodes[node].key!
         let slot = slots.removeValue(forKey: key)!
-        return (key, slot.value, release(node))
+        release(slot)
+        return (key, slot.value, slot.cost)
     }
 
     /// Removes everything.
@@ -147,8 +148,9 @@ struct LRUList<Key: Hashable, Value> {
         while node != Self.none {
             precondition(Int(links[node].newer) == previous, "broken newer link at node \(node)")
             guard let key = nodes[node].key else { preconditionFailure("free node \(node) in the list") }
-            precondition(slots[key]?.node == node, "index does not point at node \(node)")
-            cost += nodes[node].cost
+            guard let slot = slots[key] else { preconditionFailure("node \(node) has no value") }
+            precondition(slot.node == node, "index does not point at node \(node)")
+            cost += slot.cost
             visited += 1
             previous = node
             node = Int(links[node].older)
@@ -162,15 +164,16 @@ struct LRUList<Key: Hashable, Value> {
     }
 
     /// Stores `value` in `slot` (a dictionary entry reached by one lookup): an existing slot keeps
-    /// its node and returns its old value, an empty one takes `freeNode`.
-    private static func upsert(_ slot: inout Slot?, value: Value, freeNode: Int) -> (node: Int, replaced: Value?) {
-        guard let node = slot?.node else {
-            slot = Slot(value: value, node: freeNode)
+    /// its node and returns its old value and cost, an empty one takes `freeNode`.
+    private static func upsert(
+        _ slot: inout Slot?, value: Value, cost: Int, freeNode: Int
+    ) -> (node: Int, replaced: (value: Value, cost: Int)?) {
+        guard let old = slot else {
+            slot = Slot(value: value, cost: cost, node: freeNode)
             return (freeNode, nil)
         }
-        let replaced = slot?.value
-        slot?.value = value
-        return (node, replaced)
+        slot = Slot(value: value, cost: cost, node: old.node)
+        return (old.node, (old.value, old.cost))
     }
 
     private static func replace(_ slot: inout Slot?, with value: Value) -> Bool {
@@ -179,14 +182,12 @@ struct LRUList<Key: Hashable, Value> {
         return true
     }
 
-    /// Unlinks and frees `node`; returns its cost.
-    private mutating func release(_ node: Int) -> Int {
-        unlink(node)
-        let cost = nodes[node].cost
-        nodes[node].key = nil
-        totalCost -= cost
-        freeNodes.append(node)
-        return cost
+    /// Unlinks and frees the node of `slot`, which has left the dictionary.
+    private mutating func release(_ slot: Slot) {
+        unlink(slot.node)
+        nodes[slot.node].key = nil
+        totalCost -= slot.cost
+        freeNodes.append(slot.node)
     }
 
     private mutating func moveToNewest(_ node: Int) {
