@@ -35,7 +35,7 @@ private struct LRUWorkload {
             let bytes = Data(repeating: UInt8(truncatingIfNeeded: index), count: 64)
             return CacheEntry(data: bytes, metadata: .init(created: created))
         }
-        var generator = SeededGenerator(seed: 0x5eed)
+        var generator = SystemRandomNumberGenerator()
         func sequence() -> [(index: Int, isWrite: Bool)] {
             (0..<operationCount).map { _ in
                 (Int.random(in: 0..<keyCount, using: &generator), Int.random(in: 0..<10, using: &generator) < 2)
@@ -74,21 +74,6 @@ private struct FIFOMap {
     }
 
     subscript(key: CacheKey) -> CacheEntry? { map[key] }
-}
-
-/// SplitMix64: the same operation sequence in every run.
-private struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
 }
 
 /// Samples per side in `alternatingMedians`, after one unmeasured pass each.
@@ -148,13 +133,18 @@ private func run(
     }
 }
 
-private func runAllFit(_ workload: LRUWorkload, table: BenchmarkTable) {
-    let cache = MemoryCache(limits: .init(costLimit: 1 << 30))
-    let map = Mutex<[CacheKey: CacheEntry]>([:])
+/// Stores every key's entry in both the cache and the map.
+private func fill(_ cache: MemoryCache, _ map: borrowing Mutex<[CacheKey: CacheEntry]>, with workload: LRUWorkload) {
     for (key, entry) in zip(workload.keys, workload.entries) {
         cache.store(entry, forKey: key)
         map.withLock { $0[key] = entry }
     }
+}
+
+private func runAllFit(_ workload: LRUWorkload, table: BenchmarkTable) {
+    let cache = MemoryCache(limits: .init(costLimit: 1 << 30))
+    let map = Mutex<[CacheKey: CacheEntry]>([:])
+    fill(cache, map, with: workload)
     let (lru, plain) = alternatingMedians(
         { run(workload.operations, on: cache, keys: workload.keys, entries: workload.entries) },
         { run(workload.operations, on: map, keys: workload.keys, entries: workload.entries) }
@@ -216,10 +206,7 @@ private func runEvicting(_ workload: LRUWorkload, table: BenchmarkTable) {
 private func runMisses(_ workload: LRUWorkload, table: BenchmarkTable) {
     let cache = MemoryCache(limits: .init(costLimit: 1 << 30))
     let map = Mutex<[CacheKey: CacheEntry]>([:])
-    for (key, entry) in zip(workload.keys, workload.entries) {
-        cache.store(entry, forKey: key)
-        map.withLock { $0[key] = entry }
-    }
+    fill(cache, map, with: workload)
     let absent = workload.absentKeys
     let (lru, plain) = alternatingMedians(
         { for (index, _) in workload.operations { blackHole(cache.entry(forKey: absent[index])) } },
@@ -234,10 +221,7 @@ private func runMisses(_ workload: LRUWorkload, table: BenchmarkTable) {
 private func runTwoThreads(_ workload: LRUWorkload, table: BenchmarkTable) {
     let cache = MemoryCache(limits: .init(costLimit: 1 << 30))
     let map = Mutex<[CacheKey: CacheEntry]>([:])
-    for (key, entry) in zip(workload.keys, workload.entries) {
-        cache.store(entry, forKey: key)
-        map.withLock { $0[key] = entry }
-    }
+    fill(cache, map, with: workload)
     let sequences = [workload.operations, workload.otherOperations]
     // Wall-clock time: waiting for the other thread's lock is part of what this row measures.
     let (lru, plain) = alternatingMedians(

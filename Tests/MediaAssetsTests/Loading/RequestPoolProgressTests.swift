@@ -3,30 +3,6 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A one-shot gate: `wait()` returns once the test calls `open()`.
-private final class Gate: Sendable {
-    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let isOpen = state.withLock { state -> Bool in
-                if !state.isOpen { state.waiters.append(continuation) }
-                return state.isOpen
-            }
-            if isOpen { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.isOpen = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-}
-
 /// Collects the bytes of each progress report an asker receives.
 private final class ReportLog: Sendable {
     private let reports = Mutex<[Int64]>([])
@@ -38,12 +14,12 @@ private final class ReportLog: Sendable {
     @Test func progressReachesTheAskersWaitingAtEachReport() async throws {
         // Given a flight that reports 10 bytes, waits, then reports 20 bytes
         let pool = RequestPool<Int, String>()
-        let afterFirstReport = Gate()
+        let afterFirstReport = OperationGate()
         let (first, second) = (ReportLog(), ReportLog())
         let leaving = Task {
             try await pool.value(for: 1, progress: first.record) { report in
                 report(FetchProgress(receivedBytes: 10, expectedBytes: 30))
-                await afterFirstReport.wait()
+                await afterFirstReport.pass([1])
                 report(FetchProgress(receivedBytes: 20, expectedBytes: 30))
                 return "done"
             }
