@@ -192,18 +192,33 @@ struct LRUList<Key: Hashable, Value> {
 
     private mutating func moveToNewest(_ node: Int) {
         guard node != newest else { return }
-        unlink(node)
-        links[node] = Link(newer: Int32(Self.none), older: Int32(newest))
-        if newest != Self.none { links[newest].newer = Int32(node) }
-        newest = node
-        if oldest == Self.none { oldest = node }
+        var ends = (newest: newest, oldest: oldest)
+        // One uniqueness check and no bounds checks for the four links a hit rewrites: every index
+        // here is a live node's (`_checkInvariants` checks the links after every mutation in tests).
+        links.withUnsafeMutableBufferPointer { links in
+            Self.unlink(node, in: links, ends: &ends)
+            let older = Int32(truncatingIfNeeded: ends.newest)
+            links[node] = Link(newer: Int32(truncatingIfNeeded: Self.none), older: older)
+            if ends.newest != Self.none { links[ends.newest].newer = Int32(truncatingIfNeeded: node) }
+            ends.newest = node
+            if ends.oldest == Self.none { ends.oldest = node }
+        }
+        (newest, oldest) = ends
     }
 
     private mutating func unlink(_ node: Int) {
+        var ends = (newest: newest, oldest: oldest)
+        links.withUnsafeMutableBufferPointer { Self.unlink(node, in: $0, ends: &ends) }
+        (newest, oldest) = ends
+    }
+
+    private static func unlink(
+        _ node: Int, in links: UnsafeMutableBufferPointer<Link>, ends: inout (newest: Int, oldest: Int)
+    ) {
         let link = links[node]
         let newer = Int(link.newer)
         let older = Int(link.older)
-        if newer != Self.none { links[newer].older = link.older } else { newest = older }
-        if older != Self.none { links[older].newer = link.newer } else { oldest = newer }
+        if newer != none { links[newer].older = link.older } else { ends.newest = older }
+        if older != none { links[older].newer = link.newer } else { ends.oldest = newer }
     }
 }
