@@ -158,17 +158,20 @@ private func runAllFit(_ workload: LRUWorkload, table: BenchmarkTable) {
     let nsKeys = workload.keys.map { $0.rawValue as NSString }
     let nsValues = workload.entries.map { $0.data as NSData }
     for (key, value) in zip(nsKeys, nsValues) { nsCache.setObject(value, forKey: key) }
-    let (_, foundation) = alternatingMedians({}) {
-        for (index, isWrite) in workload.operations {
-            if isWrite {
-                nsCache.setObject(nsValues[index], forKey: nsKeys[index])
-            } else {
-                blackHole(nsCache.object(forKey: nsKeys[index]))
+    let (lruAgain, foundation) = alternatingMedians(
+        { run(workload.operations, on: cache, keys: workload.keys, entries: workload.entries) },
+        {
+            for (index, isWrite) in workload.operations {
+                if isWrite {
+                    nsCache.setObject(nsValues[index], forKey: nsKeys[index])
+                } else {
+                    blackHole(nsCache.object(forKey: nsKeys[index]))
+                }
             }
         }
-    }
+    )
     table.add(
-        "memory LRU 80/20 get/set, 10k keys all fit (per op)", unit: "ns", median: lru * workload.perOperation,
+        "memory LRU 80/20 get/set, 10k keys all fit (per op)", unit: "ns", median: lruAgain * workload.perOperation,
         baseline: "NSCache<NSString, NSData>", baselineMedian: foundation * workload.perOperation
     )
 }
