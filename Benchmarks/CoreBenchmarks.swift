@@ -2,78 +2,15 @@ import Foundation
 import MediaAssets
 import Synchronization
 
-/// Rows for the memory LRU: mixed get/set against a locked dictionary and NSCache.
+/// Rows for the memory LRU (MemoryBenchmarks.swift): each against a locked map doing the same work.
 func runMemoryBenchmarks(table: BenchmarkTable) async throws {
-    runMixedGetSet(table: table)
+    runMemoryCacheRows(table: table)
 }
 
 /// Rows for the disk cache: hits against plain file reads, stores at two cache sizes.
 func runDiskBenchmarks(table: BenchmarkTable) async throws {
     try await runDiskHitBenchmarks(table: table)
     try await runDiskStoreBenchmarks(table: table)
-}
-
-// MARK: Memory
-
-private func runMixedGetSet(table: BenchmarkTable) {
-    let keyCount = 10_000
-    let operationCount = 200_000
-    let keys = (0..<keyCount).map { "https://cdn.example.com/avatars/\($0).jpg" }
-    let cacheKeys = keys.map { CacheKey($0) }
-    let value = Data(repeating: 7, count: 64)
-    var generator = SystemRandomNumberGenerator()
-    // 80 % reads, 20 % writes, keys uniformly drawn: (index, isWrite)
-    let operations = (0..<operationCount).map { _ in
-        (Int.random(in: 0..<keyCount, using: &generator), Int.random(in: 0..<10, using: &generator) < 2)
-    }
-
-    let cache = MemoryCache(limits: .init(costLimit: 1 << 30))
-    for key in cacheKeys { cache.store(CacheEntry(data: value), forKey: key) }
-    let lru = medianSeconds(repetitions: 7) {
-        for (index, isWrite) in operations {
-            if isWrite {
-                cache.store(CacheEntry(data: value), forKey: cacheKeys[index])
-            } else {
-                blackHole(cache.entry(forKey: cacheKeys[index]))
-            }
-        }
-    }
-
-    let dictionary = Mutex<[String: Data]>([:])
-    dictionary.withLock { storage in for key in keys { storage[key] = value } }
-    let plain = medianSeconds(repetitions: 7) {
-        for (index, isWrite) in operations {
-            if isWrite {
-                dictionary.withLock { $0[keys[index]] = value }
-            } else {
-                blackHole(dictionary.withLock { $0[keys[index]] })
-            }
-        }
-    }
-
-    let nsCache = NSCache<NSString, NSData>()
-    let nsKeys = keys.map { $0 as NSString }
-    let nsValue = value as NSData
-    for key in nsKeys { nsCache.setObject(nsValue, forKey: key) }
-    let foundation = medianSeconds(repetitions: 7) {
-        for (index, isWrite) in operations {
-            if isWrite {
-                nsCache.setObject(nsValue, forKey: nsKeys[index])
-            } else {
-                blackHole(nsCache.object(forKey: nsKeys[index]))
-            }
-        }
-    }
-
-    let perOperation = 1e9 / Double(operationCount)
-    table.add(
-        "memory LRU mixed get/set, 10k keys (per op)", unit: "ns", median: lru * perOperation,
-        baseline: "Mutex<[String: Data]>", baselineMedian: plain * perOperation, target: 1.5
-    )
-    table.add(
-        "memory LRU mixed get/set, 10k keys (per op)", unit: "ns", median: lru * perOperation,
-        baseline: "NSCache", baselineMedian: foundation * perOperation
-    )
 }
 
 // MARK: Disk

@@ -1,5 +1,6 @@
 import Foundation
 import MediaAssets
+import Synchronization
 import TestSupport
 import Testing
 
@@ -130,4 +131,78 @@ struct MemoryCacheTests {
         #expect(statistics.cost <= 5_000 && statistics.count <= 40)
         #expect(statistics.writes > 0 && statistics.evictions > 0)
     }
+
+    @Test func evictionCountsAreExactAtTheCountLimit() {
+        // Given a cache limited to 5 entries
+        let cache = MemoryCache(limits: .init(costLimit: 1 << 20, countLimit: 5))
+
+        // When 12 distinct keys are stored, then 3 of the survivors are stored again
+        for index in 0..<12 { cache.store(entry(10), forKey: CacheKey("k\(index)")) }
+        for index in 7..<10 { cache.store(entry(20), forKey: CacheKey("k\(index)")) }
+        cache._checkInvariants()
+
+        // Then exactly the 7 oldest were evicted (a replaced value is no eviction), and the order
+        // and cost follow the stores
+        let statistics = cache.statistics()
+        #expect(statistics.evictions == 7)
+        #expect(statistics.writes == 15)
+        #expect(statistics.count == 5)
+        #expect(statistics.cost == 2 * 10 + 3 * 20)
+        #expect(cache.keysByRecency == ["k9", "k8", "k7", "k11", "k10"])
+    }
+
+    @Test func oneStoreEvictingSeveralEntriesCountsAndReleasesEach() {
+        // Given five 100-byte entries in a cache of 500 bytes, one of them holding a decoded object
+        let cache = MemoryCache(limits: .init(costLimit: 500))
+        let tracker = ReleaseTracker()
+        for index in 0..<5 {
+            let decoded = index == 1 ? DecodedObject(tracker.make(), cost: 0) : nil
+            cache.store(CacheEntry(data: Data(count: 100), decoded: decoded), forKey: CacheKey("k\(index)"))
+        }
+
+        // When a 350-byte entry arrives
+        cache.store(entry(350), forKey: "large")
+        cache._checkInvariants()
+
+        // Then the four oldest leave in one store, each counted, and none of them is kept alive
+        #expect(cache.statistics().evictions == 4)
+        #expect(cache.keysByRecency == ["large", "k4"])
+        #expect(cache.statistics().cost == 450)
+        #expect(tracker.liveCount == 0)
+    }
+
+    @Test func memoryCostFollowsTheDecodedObject() {
+        // Given an entry whose decoded object is set after it was made
+        var entry = CacheEntry(data: Data(count: 100))
+        #expect(entry.memoryCost == 100)
+
+        // When a decoded object is added and then removed
+        entry.decoded = DecodedObject("model", cost: 50)
+        let withObject = entry.memoryCost
+        entry.decoded = nil
+
+        // Then the cost counts it only while it is there
+        #expect(withObject == 150)
+        #expect(entry.memoryCost == 100)
+    }
+}
+
+/// Counts live instances of the objects it makes, to see that a cache let go of them.
+private final class ReleaseTracker: Sendable {
+    private let live = Mutex(0)
+
+    final class Object: Sendable {
+        let tracker: ReleaseTracker
+
+        init(tracker: ReleaseTracker) {
+            self.tracker = tracker
+            tracker.live.withLock { $0 += 1 }
+        }
+
+        deinit { tracker.live.withLock { $0 -= 1 } }
+    }
+
+    var liveCount: Int { live.withLock { $0 } }
+
+    func make() -> Object { Object(tracker: self) }
 }

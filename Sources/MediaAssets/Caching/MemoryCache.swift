@@ -120,24 +120,36 @@ public final class MemoryCache: DecodedObjectCaching {
     /// - Complexity: O(1) amortized, plus O(1) per eviction.
     public func store(_ entry: CacheEntry, forKey key: CacheKey) {
         let cost = entry.memoryCost
+        let limits = self.limits
         // Replaced and evicted entries are released after the lock is dropped: their deinit
-        // may run user code. An empty array does not allocate, so a plain store allocates nothing.
-        let released = state.withLock { state -> (replaced: CacheEntry?, evicted: [CacheEntry]) in
+        // may run user code.
+        let released = state.withLock { state -> Released in
             guard cost <= limits.costLimit, limits.countLimit > 0 else {
                 state.statistics.rejectedTooLarge += 1
-                return (state._remove(key), [])
+                return Released(replaced: state._remove(key))
             }
             state.statistics.writes += 1
-            let replaced = state._set(entry, forKey: key, cost: cost)
-            var evicted: [CacheEntry] = []
+            var released = Released(replaced: state._set(entry, forKey: key, cost: cost))
             while state.entries.totalCost > limits.costLimit || state.entries.count > limits.countLimit,
                 let oldest = state._evictOldest()
             {
-                evicted.append(oldest)
+                released.add(evicted: oldest)
             }
-            return (replaced, evicted)
+            return released
         }
         withExtendedLifetime(released) {}
+    }
+
+    /// What a store takes out of the cache, to release once the lock is dropped.
+    private struct Released {
+        var replaced: CacheEntry?
+        /// The usual single eviction, kept out of `moreEvicted` so that it allocates nothing.
+        var firstEvicted: CacheEntry?
+        var moreEvicted: [CacheEntry] = []
+
+        mutating func add(evicted: CacheEntry) {
+            if firstEvicted == nil { firstEvicted = evicted } else { moreEvicted.append(evicted) }
+        }
     }
 
     /// Removes the entry for `key`.

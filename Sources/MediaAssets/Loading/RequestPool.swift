@@ -22,8 +22,30 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     private struct Flight {
         let keys: [Key]
-        var waiters: [UInt64: Waiter]
+        private(set) var waiters: [UInt64: Waiter]
+        /// The waiters' progress handlers, kept beside them so that a report (one per body chunk)
+        /// copies an array out of the lock instead of building one.
+        private(set) var progressHandlers: [@Sendable (FetchProgress) -> Void] = []
         var task: Task<Void, Never>?
+
+        init(keys: [Key], waiterID: UInt64, waiter: Waiter) {
+            self.keys = keys
+            self.waiters = [waiterID: waiter]
+            self.progressHandlers = waiter.progress.map { [$0] } ?? []
+        }
+
+        /// Adds a waiter; returns false if it was already waiting.
+        mutating func add(_ waiter: Waiter, id: UInt64) -> Bool {
+            guard waiters.updateValue(waiter, forKey: id) == nil else { return false }
+            if let progress = waiter.progress { progressHandlers.append(progress) }
+            return true
+        }
+
+        mutating func removeWaiter(_ id: UInt64) -> Waiter? {
+            guard let waiter = waiters.removeValue(forKey: id) else { return nil }
+            if waiter.progress != nil { progressHandlers = waiters.values.compactMap(\.progress) }
+            return waiter
+        }
     }
 
     private struct State {
@@ -40,7 +62,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
         /// Registers a flight for `keys` with its first waiter; returns its id.
         mutating func _open(keys: [Key], waiterID: UInt64, waiter: Waiter) -> UInt64 {
             let id = makeID()
-            flights[id] = Flight(keys: keys, waiters: [waiterID: waiter], task: nil)
+            flights[id] = Flight(keys: keys, waiterID: waiterID, waiter: waiter)
             for key in keys { flightOfKey[key] = id }
             return id
         }
@@ -95,7 +117,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                     // means a waiter is either never added or always found by the handler.
                     guard !Task.isCancelled else { return .none }
                     if let id = state.flightOfKey[key] {
-                        state.flights[id]!.waiters[waiterID] = waiter
+                        _ = state.flights[id]!.add(waiter, id: waiterID)
                         state.joins += 1
                         joined.withLock { $0 = id }
                         return .some(nil)
@@ -147,8 +169,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                     uncovered.append(key)
                     continue
                 }
-                if state.flights[id]!.waiters[waiterID] == nil {
-                    state.flights[id]!.waiters[waiterID] = waiter
+                if state.flights[id]!.add(waiter, id: waiterID) {
                     state.joins += 1
                     joinedIDs.append(id)
                 }
@@ -172,7 +193,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     private func launch(flightID: UInt64, priority: TaskPriority?, operation: @escaping Operation) {
         let report: @Sendable (FetchProgress) -> Void = { [self] value in
-            let handlers = state.withLock { $0.flights[flightID]?.waiters.values.compactMap(\.progress) ?? [] }
+            let handlers = state.withLock { $0.flights[flightID]?.progressHandlers ?? [] }
             for handler in handlers { handler(value) }
         }
         let task = Task(priority: priority) { [self] in
@@ -198,7 +219,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// `CancellationError`. The flight is cancelled when it was the last waiter.
     private func leave(flightID: UInt64, waiterID: UInt64, notify: Bool = true) {
         let (waiter, abandoned) = state.withLock { state -> (Waiter?, Task<Void, Never>?) in
-            guard let waiter = state.flights[flightID]?.waiters.removeValue(forKey: waiterID) else {
+            guard let waiter = state.flights[flightID]?.removeWaiter(waiterID) else {
                 return (nil, nil)
             }
             guard state.flights[flightID]!.waiters.isEmpty else { return (waiter, nil) }

@@ -90,6 +90,19 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
         var expectedBytes: Int64?
         var failure: AssetsError?
         let maxResponseSize: Int
+
+        /// Appends a body chunk and returns the progress handler to call with the progress made, or
+        /// marks the transfer failed (and drops its body) once the body is over the limit.
+        mutating func receive(
+            _ data: Data, url: URL?
+        ) -> (handler: (@Sendable (FetchProgress) -> Void)?, progress: FetchProgress, tooLarge: Bool) {
+            body.append(data)
+            let progress = FetchProgress(receivedBytes: Int64(body.count), expectedBytes: expectedBytes)
+            guard body.count > maxResponseSize, let url else { return (self.progress, progress, false) }
+            failure = .responseTooLarge(url: url, limit: maxResponseSize)
+            body = Data()
+            return (nil, progress, true)
+        }
     }
 
     private let tasks = Mutex<[Int: Transfer]>([:])
@@ -127,22 +140,10 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        typealias Update = (handler: (@Sendable (FetchProgress) -> Void)?, progress: FetchProgress, tooLarge: Bool)
-        let update = tasks.withLock { tasks -> Update? in
-            // Mutated in place: copying the transfer out would copy the whole body on every append.
-            guard tasks[dataTask.taskIdentifier] != nil else { return nil }
-            tasks[dataTask.taskIdentifier]!.body.append(data)
-            let transfer = tasks[dataTask.taskIdentifier]!
-            let received = transfer.body.count
-            let progress = FetchProgress(receivedBytes: Int64(received), expectedBytes: transfer.expectedBytes)
-            guard received > transfer.maxResponseSize, let url = dataTask.originalRequest?.url else {
-                return (transfer.progress, progress, false)
-            }
-            tasks[dataTask.taskIdentifier]!.failure = .responseTooLarge(url: url, limit: transfer.maxResponseSize)
-            tasks[dataTask.taskIdentifier]!.body = Data()
-            return (nil, progress, true)
-        }
-        guard let update else { return }
+        let url = dataTask.originalRequest?.url
+        // One lookup per chunk, mutating in place: copying the transfer out would copy the whole
+        // body on every append.
+        guard let update = tasks.withLock({ $0[dataTask.taskIdentifier]?.receive(data, url: url) }) else { return }
         if update.tooLarge {
             dataTask.cancel()
         } else {

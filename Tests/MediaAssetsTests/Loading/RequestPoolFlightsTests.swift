@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A gate the test opens: operations wait on it, counting how many started.
-private final class OperationGate: Sendable {
+final class OperationGate: Sendable {
     private struct State {
         var started: [[Int]] = []
         var waiters: [CheckedContinuation<Void, Never>] = []
