@@ -12,6 +12,8 @@ struct SQLiteUpgradeTests {
     static func olderSchema(version: Int) -> String {
         let partition = version >= 2 ? ", partition_name TEXT" : ""
         let partitionValue = version >= 2 ? ", 'image'" : ""
+        let staleDates = version >= 3 ? ", stale_while_revalidate_until REAL, stale_if_error_until REAL" : ""
+        let staleValues = version >= 3 ? ", NULL, NULL" : ""
         let partitionIndex =
             "CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;"
         return """
@@ -19,18 +21,18 @@ struct SQLiteUpgradeTests {
             CREATE TABLE entries (key BLOB PRIMARY KEY NOT NULL,
                 size INTEGER NOT NULL CHECK (size >= 0 AND size = length(data)), created REAL NOT NULL,
                 last_access REAL NOT NULL, expires REAL, fresh_until REAL, etag TEXT, last_modified TEXT,
-                content_type TEXT, data BLOB NOT NULL\(partition));
+                content_type TEXT, data BLOB NOT NULL\(partition)\(staleDates));
             CREATE INDEX entries_by_last_access ON entries (last_access, size);
             CREATE INDEX entries_by_expiry ON entries (expires) WHERE expires IS NOT NULL;
             \(version >= 2 ? partitionIndex : "")
             INSERT INTO entries VALUES (CAST('old' AS BLOB), 3, 100, 100, 4000000000, 200, '"e"', 'yesterday',
-                'image/png', x'010203'\(partitionValue));
+                'image/png', x'010203'\(partitionValue)\(staleValues));
             PRAGMA application_id = \(SQLiteSchema.applicationID);
             PRAGMA user_version = \(version);
             """
     }
 
-    @Test(arguments: [1, 2])
+    @Test(arguments: [1, 2, 3])
     func olderFileIsUpgradedInPlaceAndKeepsItsEntries(version: Int) async throws {
         // Given a file an older release wrote, holding one entry
         let file = try SQLiteTestFile()
@@ -69,6 +71,30 @@ struct SQLiteUpgradeTests {
         #expect(new.staleIfErrorUntil == dated.staleIfErrorUntil)
         #expect(try await backend.entry(forKey: "old")?.data == Data([1, 2, 3]))
         #expect(await backend.statistics().count == 2)
+        await backend._checkInvariants()
+    }
+
+    @Test func versionThreeAccessTimesKeepTheirOrderAfterTheUpgrade() async throws {
+        // Given a version 3 file with a newer and an older entry of 400 KiB each
+        let file = try SQLiteTestFile()
+        defer { file.remove() }
+        try file.execute(Self.olderSchema(version: 3))
+        try file.execute(
+            """
+            DELETE FROM entries;
+            INSERT INTO entries (key, size, created, last_access, data) VALUES
+                (CAST('newer' AS BLOB), 409600, 0, 100, zeroblob(409600)),
+                (CAST('older' AS BLOB), 409600, 0, 50, zeroblob(409600));
+            """
+        )
+
+        // When it is opened with a limit that holds only one of them
+        let backend = try file.open(sizeLimit: 600 << 10)
+
+        // Then the sweep at open evicted the entry its saved time says is older
+        #expect(try await backend.entry(forKey: "older") == nil)
+        #expect(try await backend.entry(forKey: "newer")?.data.count == 409_600)
+        #expect(await backend.statistics().evictions == 1)
         await backend._checkInvariants()
     }
 }

@@ -51,15 +51,15 @@ final class SQLiteStore {
             )
             deleteAll = try connection.prepare("DELETE FROM entries", operation: "remove all entries")
             updateLastAccess = try connection.prepare(
-                "UPDATE entries SET last_access = ?2 WHERE rowid = ?1", operation: "save last-access times"
+                "UPDATE access_order SET last_access = ?2 WHERE entry = ?1", operation: "save last-access times"
             )
             selectLeastRecent = try connection.prepare(
-                "SELECT rowid, size FROM entries INDEXED BY entries_by_last_access ORDER BY last_access",
+                "SELECT entry, size FROM access_order INDEXED BY access_order_by_time ORDER BY last_access",
                 operation: "find least recently used entries"
             )
             // Reads only the small (last_access, size) index, not the rows.
             sums = try connection.prepare(
-                "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries INDEXED BY entries_by_last_access",
+                "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM access_order INDEXED BY access_order_by_time",
                 operation: "sum the cache's size"
             )
             dataVersion = try connection.prepare("PRAGMA data_version", operation: "check for other writers")
@@ -91,7 +91,7 @@ final class SQLiteStore {
     var count = 0
     /// Hits, misses, writes, evictions and rejections since open.
     var counters = CacheStatistics()
-    /// Reads not yet written to `last_access`: rowid → time (seconds since the reference date).
+    /// Reads not yet written to `access_order`: rowid → time (seconds since the reference date).
     var unsavedAccess: AccessTimeBatch<Int64>
     /// `PRAGMA data_version` when the totals were last summed: it moves when another connection
     /// (another process) commits, and only then.
@@ -116,6 +116,12 @@ final class SQLiteStore {
             sizeLimit: configuration.sizeLimit, lowWaterFraction: configuration.lowWaterFraction,
             pageSize: Int(pageSize)
         )
+        // Reads of pages in the database file then cost no read() call and no copy into SQLite's
+        // page cache (which, at 2 MiB, holds only 125 of our 16 KiB pages). SQLite only reads
+        // through the map and writes with write(), so a full filesystem still fails a write cleanly,
+        // and it remaps when another process grows or shrinks the file.
+        let mapped = min(budget.fileBytes, Self.largestMapping)
+        try connection.execute("PRAGMA mmap_size = \(mapped)", operation: "map the file into memory")
         statements = try Statements(connection)
         try SQLiteSchema.classifyingOpenErrors(connection) { try refreshTotalsIfChangedElsewhere() }
         restoreReserveIfMissing()
@@ -125,6 +131,10 @@ final class SQLiteStore {
     }
 
     deinit { close() }
+
+    /// The most of the file mapped into memory: address space, not memory (pages are the kernel's
+    /// page cache, shared and reclaimable). SQLite caps it lower if built with a smaller maximum.
+    static let largestMapping = 4 << 30
 
     /// Sums the count and size again if another connection has committed since they were last
     /// summed; writes call it inside their transaction, so their eviction sees every process's rows.
@@ -157,7 +167,7 @@ final class SQLiteStore {
         let now = configuration.now()
         // A nil entry is a row whose size disagrees with its bytes (the CHECK constraint makes that
         // impossible unless the file was edited): a miss, like an expired row.
-        let found = try statements.select.withReset { query -> (rowID: Int64, entry: CacheEntry?)? in
+        let found = try statements.select.withReset { query -> FoundRow? in
             try query.bindBlob(utf8Of: key.rawValue, at: 1)
             guard try query.step() else { return nil }
             let data = query.data(at: 9)
@@ -193,6 +203,9 @@ final class SQLiteStore {
         return (entry, unsavedAccess.record(found.rowID, at: now))
     }
 
+    /// A row `readEntry` found: nil `entry` for a row whose size disagrees with its bytes.
+    private typealias FoundRow = (rowID: Int64, entry: CacheEntry?)
+
     // MARK: Statistics, invariants, closing
 
     /// The counters with the current count and size; cost is bytes.
@@ -214,6 +227,12 @@ final class SQLiteStore {
         try refreshTotalsIfChangedElsewhere()
         let rows = try connection.integers("SELECT COUNT(*) FROM entries", operation: "count entries")
         let bytes = try connection.integers("SELECT COALESCE(SUM(size), 0) FROM entries", operation: "sum sizes")
+        let ordered = try connection.integers(
+            "SELECT COUNT(*) FROM entries JOIN access_order ON access_order.entry = entries.rowid "
+                + "AND access_order.size = entries.size",
+            operation: "match the access order"
+        )
+        precondition(ordered == rows, "SQLite access_order \(ordered) differs from the entries \(rows)")
         precondition(rows.first == Int64(count), "SQLiteBackend count \(count) differs from the table's \(rows)")
         precondition(bytes.first == Int64(totalBytes), "SQLiteBackend size \(totalBytes) differs from \(bytes)")
         precondition(totalBytes <= configuration.sizeLimit, "SQLiteBackend over its size limit")
