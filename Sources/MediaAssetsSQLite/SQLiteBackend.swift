@@ -25,7 +25,9 @@ import Glibc
 ///   from an index), so no write scans the table. On a full filesystem the reserve is released so
 ///   that deletes (and stores, by evicting) can still run.
 /// - Reads record their access time in memory; the times are written in one transaction per batch,
-///   before a sweep, on `flushAccessTimes()` and at close — never one write per read.
+///   before a sweep, on `flushAccessTimes()` and at close — never one write per read. A read of a
+///   row whose saved time is already in the newer half of the span from the oldest saved time to
+///   now records nothing: no sweep reaches it before every older row, and saving would cost a write.
 /// - Opening never wipes a file it does not recognise: a file that is not a SQLite database, a
 ///   database of another program, or one from a newer version throws a `SQLiteError` and is left
 ///   untouched.

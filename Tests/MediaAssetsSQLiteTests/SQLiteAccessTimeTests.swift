@@ -52,4 +52,31 @@ struct SQLiteAccessTimeTests {
         #expect(walBytes <= 8 * (16 << 10 + 24) + 32, "WAL of \(walBytes) bytes")
         await backend._checkInvariants()
     }
+
+    @Test func readsOfRowsSavedInTheNewerHalfRecordNothing() async throws {
+        // Given entries saved at 0, 10 and 20 seconds, read at 20 (the midpoint of the span is 10)
+        let file = try SQLiteTestFile()
+        defer { file.remove() }
+        let backend = try file.open()
+        for index in 0..<3 {
+            try await backend.store(CacheEntry(data: payload(index, count: 8)), forKey: CacheKey("k\(index)"))
+            if index < 2 { file.clock.advance(by: 10) }
+        }
+
+        // When the newest is read, nothing is recorded
+        #expect(try await backend.entry(forKey: "k2") != nil)
+        #expect(await backend._unsavedAccessCount() == 0)
+
+        // Then reads of the rows at or before the midpoint are recorded
+        #expect(try await backend.entry(forKey: "k1") != nil)
+        #expect(try await backend.entry(forKey: "k0") != nil)
+        #expect(await backend._unsavedAccessCount() == 2)
+
+        // And once those are saved (every row now holds 20), ten seconds later k2 is in the older half
+        await backend.flushAccessTimes()
+        file.clock.advance(by: 10)
+        #expect(try await backend.entry(forKey: "k2") != nil)
+        #expect(await backend._unsavedAccessCount() == 1)
+        await backend._checkInvariants()
+    }
 }

@@ -96,6 +96,7 @@ extension SQLiteStore {
         // forever, so a failing disk cannot make the batch grow without bound.
         let pending = unsavedAccess.take()
         guard !pending.isEmpty else { return }
+        oldestSavedAccess = nil
         try transaction(statements) { try saveAccessTimes(pending, statements) }
     }
 
@@ -252,6 +253,7 @@ extension SQLiteStore {
 
     func forget(_ row: Row) {
         unsavedAccess.forget(row.rowID)
+        oldestSavedAccess = nil
         totalBytes -= row.size
         count -= 1
     }

@@ -17,6 +17,7 @@ final class SQLiteStore {
         let updateLastAccess: SQLiteStatement
         let selectLeastRecent: SQLiteStatement
         let sums: SQLiteStatement
+        let oldestAccess: SQLiteStatement
         let dataVersion: SQLiteStatement
         let pageCount: SQLiteStatement
         let freelistCount: SQLiteStatement
@@ -27,9 +28,10 @@ final class SQLiteStore {
         init(_ connection: SQLiteConnection) throws {
             select = try connection.prepare(
                 """
-                SELECT rowid, size, created, last_access, expires, fresh_until, etag, last_modified,
-                    content_type, data, partition_name, stale_while_revalidate_until, stale_if_error_until
-                    FROM entries WHERE key = ?1
+                SELECT entries.rowid, entries.size, created, entries.last_access, expires, fresh_until, etag,
+                    last_modified, content_type, data, partition_name, stale_while_revalidate_until,
+                    stale_if_error_until, access_order.last_access
+                    FROM entries JOIN access_order ON access_order.entry = entries.rowid WHERE key = ?1
                 """,
                 operation: "read an entry"
             )
@@ -62,6 +64,9 @@ final class SQLiteStore {
                 "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM access_order INDEXED BY access_order_by_time",
                 operation: "sum the cache's size"
             )
+            oldestAccess = try connection.prepare(
+                "SELECT MIN(last_access) FROM access_order", operation: "find the oldest access time"
+            )
             dataVersion = try connection.prepare("PRAGMA data_version", operation: "check for other writers")
             pageCount = try connection.prepare("PRAGMA page_count", operation: "count the file's pages")
             freelistCount = try connection.prepare("PRAGMA freelist_count", operation: "count the free pages")
@@ -73,7 +78,7 @@ final class SQLiteStore {
         var all: [SQLiteStatement] {
             [
                 select, insert, deleteByKey, deleteByRowID, deleteExpired, deleteAll, updateLastAccess,
-                selectLeastRecent, sums, dataVersion, pageCount, freelistCount, begin, commit, rollback,
+                selectLeastRecent, sums, oldestAccess, dataVersion, pageCount, freelistCount, begin, commit, rollback,
             ]
         }
     }
@@ -93,6 +98,9 @@ final class SQLiteStore {
     var counters = CacheStatistics()
     /// Reads not yet written to `access_order`: rowid → time (seconds since the reference date).
     var unsavedAccess: AccessTimeBatch<Int64>
+    /// The oldest saved access time, or nil when a delete, a save or another process may have moved
+    /// it; reads compare a row's saved time with it (see `readEntry`).
+    var oldestSavedAccess: Double?
     /// `PRAGMA data_version` when the totals were last summed: it moves when another connection
     /// (another process) commits, and only then.
     private var seenDataVersion: Int64?
@@ -145,6 +153,7 @@ final class SQLiteStore {
             return query.int64(at: 0)
         }
         guard version != seenDataVersion else { return }
+        oldestSavedAccess = nil
         (count, totalBytes) = try statements.sums.withReset { query in
             try query.step()
             return (Int(query.int64(at: 0)), Int(query.int64(at: 1)))
@@ -170,8 +179,9 @@ final class SQLiteStore {
         let found = try statements.select.withReset { query -> FoundRow? in
             try query.bindBlob(utf8Of: key.rawValue, at: 1)
             guard try query.step() else { return nil }
+            let savedAccess = query.double(at: 13)
             let data = query.data(at: 9)
-            guard query.int64(at: 1) == Int64(data.count) else { return (query.int64(at: 0), nil) }
+            guard query.int64(at: 1) == Int64(data.count) else { return (query.int64(at: 0), savedAccess, nil) }
             let date = { (column: Int32) -> Date? in
                 query.optionalDouble(at: column).map(Date.init(timeIntervalSinceReferenceDate:))
             }
@@ -187,7 +197,7 @@ final class SQLiteStore {
                 staleIfErrorUntil: date(12),
                 partition: query.text(at: 10).map(LRUCacheType.init(rawValue:))
             )
-            return (query.int64(at: 0), CacheEntry(data: data, metadata: metadata))
+            return (query.int64(at: 0), savedAccess, CacheEntry(data: data, metadata: metadata))
         }
         guard let found else {
             counters.misses += 1
@@ -200,11 +210,29 @@ final class SQLiteStore {
             return (nil, false)
         }
         counters.hits += 1
+        guard try needsAccessSaved(savedAccess: found.savedAccess, now: now) else { return (entry, false) }
         return (entry, unsavedAccess.record(found.rowID, at: now))
     }
 
     /// A row `readEntry` found: nil `entry` for a row whose size disagrees with its bytes.
-    private typealias FoundRow = (rowID: Int64, entry: CacheEntry?)
+    private typealias FoundRow = (rowID: Int64, savedAccess: Double, entry: CacheEntry?)
+
+    /// Whether a read of a row whose saved access time is `savedAccess` should record a new one.
+    ///
+    /// A row saved in the newer half of the span from the oldest saved time to now is not: a sweep
+    /// takes the oldest rows first, down to the low-water mark, so it reaches this row only after
+    /// every row older than the midpoint. Saving its time would cost a random page write (the cost
+    /// of reads at a million entries) and change the order only among rows no sweep is near. Rows
+    /// in the older half (the entry stored first and read since, in a full cache) are recorded.
+    private func needsAccessSaved(savedAccess: Double, now: Date) throws -> Bool {
+        let oldest = try oldestSavedAccess ?? openStatements().oldestAccess.withReset { query -> Double in
+            try query.step()
+            return query.double(at: 0)
+        }
+        oldestSavedAccess = oldest
+        let midpoint = oldest + (now.timeIntervalSinceReferenceDate - oldest) / 2
+        return savedAccess <= midpoint
+    }
 
     // MARK: Statistics, invariants, closing
 
