@@ -26,9 +26,14 @@ func runSQLiteScaleBenchmarks(table: BenchmarkTable) async throws {
             "SQLite open, \(size) entries (warm page cache)", unit: "ms", median: figures.warmOpenSeconds * 1e3,
             baseline: "same, 1,000 entries", baselineMedian: reference.warmOpenSeconds * 1e3
         )
+        // At 1,000 entries the fixed cost (statements, page cache) dominates: no target there.
         table.add(
-            "SQLite resident memory per entry, \(size) entries", unit: "B", median: figures.residentBytesPerEntry,
-            baseline: "budget: 100 B per entry", baselineMedian: 100, target: 1.0
+            "SQLite private memory per entry, \(size) entries", unit: "B", median: figures.privateBytesPerEntry,
+            baseline: "budget: 100 B per entry", baselineMedian: 100, target: count >= 100_000 ? 1.0 : nil
+        )
+        table.add(
+            "  file pages mapped resident, per entry", unit: "B", median: figures.mappedBytesPerEntry,
+            baseline: "budget: 100 B per entry", baselineMedian: 100
         )
         table.add(
             "SQLite hit 256 B, \(size) entries", unit: "µs", median: figures.hitSeconds * 1e6,
@@ -47,8 +52,12 @@ private struct SQLiteScaleFigures {
     var openWasCold: Bool
     /// The median of three more opens.
     var warmOpenSeconds: Double
-    /// Resident memory the backend added (open, then the hit and store rounds), per entry.
-    var residentBytesPerEntry: Double
+    /// Anonymous (private) resident memory the backend added (open, then the hit and store
+    /// rounds), per entry: what the process itself holds.
+    var privateBytesPerEntry: Double
+    /// File-backed resident memory added, per entry: pages of the memory-mapped database, which
+    /// are the kernel's page cache (shared, reclaimable), as a plain file read's would be.
+    var mappedBytesPerEntry: Double
     /// Per operation, over a fixed working set of 1,000 keys spread over the whole file.
     var hitSeconds: Double
     var storeSeconds: Double
@@ -87,7 +96,9 @@ private func measureSQLiteScale(count: Int, dropsCaches: Bool) async throws -> S
                 try await backend.store(CacheEntry(data: payload), forKey: CacheKey("new-\(round)-\(index)"))
             }
         } / 1_000
-    let residentBytesPerEntry = Double(max(0, residentBytes() - residentBefore)) / Double(count)
+    let residentAfter = residentBytes()
+    let privateBytesPerEntry = Double(max(0, residentAfter.anonymous - residentBefore.anonymous)) / Double(count)
+    let mappedBytesPerEntry = Double(max(0, residentAfter.file - residentBefore.file)) / Double(count)
     await backend.close()
 
     var opens: [Double] = []
@@ -99,7 +110,8 @@ private func measureSQLiteScale(count: Int, dropsCaches: Bool) async throws -> S
     }
     return SQLiteScaleFigures(
         openSeconds: openSeconds, openWasCold: openWasCold, warmOpenSeconds: median(opens),
-        residentBytesPerEntry: residentBytesPerEntry, hitSeconds: hitSeconds, storeSeconds: storeSeconds
+        privateBytesPerEntry: privateBytesPerEntry, mappedBytesPerEntry: mappedBytesPerEntry, hitSeconds: hitSeconds,
+        storeSeconds: storeSeconds
     )
 }
 
@@ -109,11 +121,14 @@ private func dropPageCache() -> Bool {
     return (try? "3\n".write(toFile: "/proc/sys/vm/drop_caches", atomically: false, encoding: .utf8)) != nil
 }
 
-/// This process's resident memory (`VmRSS`) in bytes, or 0 where unknown.
-private func residentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-    else { return 0 }
-    return kilobytes * 1_024
+/// This process's resident memory in bytes (`RssAnon` and `RssFile`), or zeros where unknown.
+private func residentBytes() -> (anonymous: Int, file: Int) {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
+    let field = { (name: String) -> Int in
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kilobytes * 1_024
+    }
+    return (field("RssAnon"), field("RssFile"))
 }

@@ -97,4 +97,51 @@ struct SQLiteUpgradeTests {
         #expect(await backend.statistics().evictions == 1)
         await backend._checkInvariants()
     }
+
+    @Test func openReadsTheStoredTotalsInsteadOfSummingTheEntries() async throws {
+        // Given a file of three entries whose totals row says something else (edited by hand)
+        let file = try SQLiteTestFile()
+        defer { file.remove() }
+        var backend = try file.open()
+        for index in 0..<3 {
+            try await backend.store(CacheEntry(data: payload(index, count: 10)), forKey: CacheKey("k\(index)"))
+        }
+        await backend.close()
+        try file.execute("UPDATE totals SET entries = 7, bytes = 700")
+
+        // When it is opened
+        backend = try file.open()
+
+        // Then the count and size are the row's: open reads one row, whatever the number of entries
+        let statistics = await backend.statistics()
+        #expect(statistics.count == 7 && statistics.bytes == 700, "\(statistics)")
+        await backend.close()
+    }
+
+    @Test func triggersKeepTheTotalsThroughEveryKindOfRemoval() async throws {
+        // Given entries under two prefixes, one expiring, in a partition
+        let file = try SQLiteTestFile()
+        defer { file.remove() }
+        let backend = try file.open()
+        let soon = CacheMetadata(expires: file.clock.date.addingTimeInterval(5), partition: .image)
+        for index in 0..<4 {
+            try await backend.store(CacheEntry(data: payload(index, count: 10)), forKey: CacheKey("a\(index)"))
+            try await backend.store(CacheEntry(data: payload(index, count: 20), metadata: soon), forKey: "b\(index)")
+        }
+        try await backend.store(CacheEntry(data: payload(9, count: 30)), forKey: "a0")
+
+        // When entries go by key, by prefix, by expiry and all at once, the row agrees with the table
+        try await backend.removeEntry(forKey: "a1")
+        await backend._checkInvariants()
+        try await backend.removeEntries(.keyPrefix("a"))
+        await backend._checkInvariants()
+        file.clock.advance(by: 10)
+        try await backend.removeExpired()
+        await backend._checkInvariants()
+        #expect(await backend.statistics().count == 0)
+        try await backend.store(CacheEntry(data: payload(1, count: 10)), forKey: "c")
+        try await backend.removeAll()
+        await backend._checkInvariants()
+        #expect(await backend.statistics().count == 0)
+    }
 }

@@ -15,9 +15,9 @@ enum SQLiteSchema {
     /// inside `entries`) are upgraded in place when opened.
     static let version: Int64 = 4
 
-    /// The pages of a database holding no entries: the header page, the two tables and their four
+    /// The pages of a database holding no entries: the header page, the three tables and their four
     /// indexes.
-    static let emptyPages = 7
+    static let emptyPages = 8
 
     /// The columns of a version's `entries` table, in order, with their declared types.
     ///
@@ -40,25 +40,35 @@ enum SQLiteSchema {
         }
     }
 
-    /// The table, index and triggers of version 4: last-access times and sizes, one narrow row per
-    /// entry (by its rowid), kept in step with `entries` by the triggers.
+    /// The tables, index and triggers of version 4, kept in step with `entries` by the triggers.
     ///
-    /// Saving a read's access time rewrites only this small row: in `entries` it rewrote the row's
-    /// leaf page, which a 16 KiB entry fills on its own, so every batch of 256 saved times wrote
-    /// 4 MiB to the WAL. Here 256 times touch a few pages. `(last_access, size)` covers both the LRU
-    /// sweep and the `SUM(size)`. `entries.last_access` stays, holding the time the entry was stored.
-    private static let accessOrder = """
+    /// `access_order`: last-access times and sizes, one narrow row per entry (by its rowid). Saving a
+    /// read's access time rewrites only this small row: in `entries` it rewrote the row's leaf page,
+    /// which a 16 KiB entry fills on its own, so every batch of 256 saved times wrote 4 MiB to the
+    /// WAL. `(last_access, size)` orders the LRU sweep. `entries.last_access` stays, holding the time
+    /// the entry was stored.
+    ///
+    /// `totals`: the count and the sum of sizes in one row, so that opening the file, or noticing
+    /// another process's write, reads one row instead of summing an index of every entry.
+    private static let versionFourTables = """
         CREATE TABLE access_order (
             entry INTEGER PRIMARY KEY NOT NULL,
             last_access REAL NOT NULL,
             size INTEGER NOT NULL
         );
         CREATE INDEX access_order_by_time ON access_order (last_access, size);
-        CREATE TRIGGER entries_ordered_on_insert AFTER INSERT ON entries BEGIN
+        CREATE TABLE totals (
+            only INTEGER PRIMARY KEY CHECK (only = 1),
+            entries INTEGER NOT NULL,
+            bytes INTEGER NOT NULL
+        );
+        CREATE TRIGGER entries_counted_on_insert AFTER INSERT ON entries BEGIN
             INSERT INTO access_order (entry, last_access, size) VALUES (new.rowid, new.last_access, new.size);
+            UPDATE totals SET entries = entries + 1, bytes = bytes + new.size;
         END;
-        CREATE TRIGGER entries_unordered_on_delete AFTER DELETE ON entries BEGIN
+        CREATE TRIGGER entries_counted_on_delete AFTER DELETE ON entries BEGIN
             DELETE FROM access_order WHERE entry = old.rowid;
+            UPDATE totals SET entries = entries - 1, bytes = bytes - old.size;
         END;
         """
 
@@ -74,10 +84,12 @@ enum SQLiteSchema {
             ALTER TABLE entries ADD COLUMN stale_while_revalidate_until REAL;
             ALTER TABLE entries ADD COLUMN stale_if_error_until REAL;
             """
-        // Version 4 moved the access times to their own table (one pass over the rows, once).
+        // Version 4 moved the access times to their own table and keeps the totals (one pass over
+        // the rows, once).
         let toVersionFour =
-            accessOrder + """
+            versionFourTables + """
                 INSERT INTO access_order (entry, last_access, size) SELECT rowid, last_access, size FROM entries;
+                INSERT INTO totals (only, entries, bytes) SELECT 1, COUNT(*), COALESCE(SUM(size), 0) FROM entries;
                 DROP INDEX entries_by_last_access;
                 """
         return (version < 2 ? toVersionTwo : "") + (version < 3 ? toVersionThree : "") + toVersionFour
@@ -87,10 +99,12 @@ enum SQLiteSchema {
     /// Creates the schema; dates are `timeIntervalSinceReferenceDate` (REAL), so they round-trip exactly.
     ///
     /// Keys are the UTF-8 bytes of `CacheKey.rawValue` as a BLOB, so a key holding NUL is kept whole.
-    /// The access order lives in its own table (see `accessOrder`). 16 KiB pages suit media: a
-    /// 16 KiB entry spans 2 pages instead of 5, a 1 MiB chunk 64 instead of 256 (CPU time measured against 4 KiB pages: 16 KiB hits ~25 %
-    /// cheaper and stores ~20 % dearer; 1 MiB hits ~20 % and stores ~40 % cheaper).
-    static let creation = entriesTable + accessOrder
+    /// The access order and totals live in their own tables (see `versionFourTables`). 16 KiB pages suit media: a
+    /// 16 KiB entry spans 2 pages instead of 5, a 1 MiB chunk 64 instead of 256 (CPU time measured
+    /// against 4 KiB pages: 16 KiB hits ~25 % cheaper and stores ~20 % dearer; 1 MiB hits ~20 % and
+    /// stores ~40 % cheaper).
+    static let creation =
+        entriesTable + versionFourTables + "INSERT INTO totals (only, entries, bytes) VALUES (1, 0, 0);"
 
     /// The entries, their indexes and the header marks.
     private static let entriesTable = """
@@ -176,7 +190,7 @@ enum SQLiteSchema {
         case empty
         case ours
         /// Ours, in an older layout (1: before partitions, 2: before the stale dates, 3: before
-        /// `access_order`).
+        /// `access_order` and `totals`).
         case older(version: Int64)
     }
 

@@ -59,9 +59,9 @@ final class SQLiteStore {
                 "SELECT entry, size FROM access_order INDEXED BY access_order_by_time ORDER BY last_access",
                 operation: "find least recently used entries"
             )
-            // Reads only the small (last_access, size) index, not the rows.
+            // One row the triggers keep: no scan at open or after another process's write.
             sums = try connection.prepare(
-                "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM access_order INDEXED BY access_order_by_time",
+                "SELECT entries, bytes FROM totals WHERE only = 1",
                 operation: "sum the cache's size"
             )
             oldestAccess = try connection.prepare(
@@ -89,8 +89,8 @@ final class SQLiteStore {
     /// Nil once closed.
     private(set) var statements: Statements?
 
-    /// The sum of `size` over all rows, kept in memory so that no write needs a scan; summed again
-    /// (from an index) when another process has written the file.
+    /// The sum of `size` over all rows, kept in memory; read again (from the `totals` row) when
+    /// another process has written the file.
     var totalBytes = 0
     /// The number of rows.
     var count = 0
@@ -101,7 +101,7 @@ final class SQLiteStore {
     /// The oldest saved access time, or nil when a delete, a save or another process may have moved
     /// it; reads compare a row's saved time with it (see `readEntry`).
     var oldestSavedAccess: Double?
-    /// `PRAGMA data_version` when the totals were last summed: it moves when another connection
+    /// `PRAGMA data_version` when the totals were last read: it moves when another connection
     /// (another process) commits, and only then.
     private var seenDataVersion: Int64?
     /// How the size limit is shared among the files (set at open, from the file's page size).
@@ -144,8 +144,8 @@ final class SQLiteStore {
     /// page cache, shared and reclaimable). SQLite caps it lower if built with a smaller maximum.
     static let largestMapping = 4 << 30
 
-    /// Sums the count and size again if another connection has committed since they were last
-    /// summed; writes call it inside their transaction, so their eviction sees every process's rows.
+    /// Reads the count and size again if another connection has committed since they were last
+    /// read; writes call it inside their transaction, so their eviction sees every process's rows.
     func refreshTotalsIfChangedElsewhere() throws {
         let statements = try openStatements()
         let version = try statements.dataVersion.withReset { query -> Int64 in
@@ -225,11 +225,13 @@ final class SQLiteStore {
     /// of reads at a million entries) and change the order only among rows no sweep is near. Rows
     /// in the older half (the entry stored first and read since, in a full cache) are recorded.
     private func needsAccessSaved(savedAccess: Double, now: Date) throws -> Bool {
-        let oldest = try oldestSavedAccess ?? openStatements().oldestAccess.withReset { query -> Double in
-            try query.step()
-            return query.double(at: 0)
+        if oldestSavedAccess == nil {
+            oldestSavedAccess = try openStatements().oldestAccess.withReset { query -> Double in
+                try query.step()
+                return query.double(at: 0)
+            }
         }
-        oldestSavedAccess = oldest
+        let oldest = oldestSavedAccess ?? savedAccess
         let midpoint = oldest + (now.timeIntervalSinceReferenceDate - oldest) / 2
         return savedAccess <= midpoint
     }
@@ -261,6 +263,9 @@ final class SQLiteStore {
             operation: "match the access order"
         )
         precondition(ordered == rows, "SQLite access_order \(ordered) differs from the entries \(rows)")
+        let stored = try connection.integers(
+            "SELECT entries FROM totals UNION ALL SELECT bytes FROM totals", operation: "read the totals")
+        precondition(stored == rows + bytes, "SQLite totals row \(stored) differs from the table's \(rows + bytes)")
         precondition(rows.first == Int64(count), "SQLiteBackend count \(count) differs from the table's \(rows)")
         precondition(bytes.first == Int64(totalBytes), "SQLiteBackend size \(totalBytes) differs from \(bytes)")
         precondition(totalBytes <= configuration.sizeLimit, "SQLiteBackend over its size limit")
