@@ -101,6 +101,13 @@ public final class SQLiteBackend: CacheBackend {
         try await perform(failure: writeFailed(key)) { try $0.writeEntry(entry, forKey: key) }
     }
 
+    /// Stores every entry of `batch` in one transaction when they fit within the limit without
+    /// evicting, else one transaction each (as `store(_:forKey:)`); benchmarks fill large files
+    /// with it.
+    package func storeInOneTransaction(_ batch: [(key: CacheKey, entry: CacheEntry)]) async throws {
+        try await perform(failure: writeFailed(batch.first?.key ?? "")) { try $0.writeEntries(batch) }
+    }
+
     /// Removes the row for `key`.
     public func removeEntry(forKey key: CacheKey) async throws {
         try await perform(failure: removeFailed) { try $0.removeEntry(forKey: key) }
