@@ -3,121 +3,143 @@ import MediaAssets
 import MediaAssetsSQLite
 
 // SQLiteBackend holding 1,000 / 100,000 small (256-byte) entries, and 1,000,000 with `--million`
-// (filling it takes minutes). Rows: open time, resident memory per entry, hit and store time, each
-// against the same figure at 1,000 entries. `--drop-caches` (root only) empties the kernel's page
-// cache before each first open, so that open is cold; otherwise every open is warm and says so.
+// (filling it takes minutes). Rows: open time, memory per entry, hit and store time, each against
+// the same figure at 1,000 entries. Hit and store rounds alternate between the sizes, so that load
+// from other processes falls on every size alike. `--drop-caches` (root only) empties the kernel's
+// page cache before each first open, so that open is cold; otherwise every open is warm and says so.
 
 /// The scale rows; the 1,000-entry figures are every other size's baseline.
 func runSQLiteScaleBenchmarks(table: BenchmarkTable) async throws {
     let dropsCaches = CommandLine.arguments.contains("--drop-caches")
     let counts = [1_000, 100_000] + (CommandLine.arguments.contains("--million") ? [1_000_000] : [])
-    var base: SQLiteScaleFigures?
-    for count in counts {
-        let figures = try await measureSQLiteScale(count: count, dropsCaches: dropsCaches)
-        let reference = base ?? figures
-        base = reference
-        let size = count.formatted()
-        let openKind = figures.openWasCold ? "cold" : "warm"
+    var caches: [SQLiteScaleCache] = []
+    defer { for cache in caches { cache.remove() } }
+    for count in counts { caches.append(try await SQLiteScaleCache(count: count, dropsCaches: dropsCaches)) }
+
+    let repetitions = 9
+    var hits = [[Double]](repeating: [], count: caches.count)
+    var stores = [[Double]](repeating: [], count: caches.count)
+    for round in 0..<repetitions {
+        for (index, cache) in caches.enumerated() {
+            hits[index].append(try await cache.hitRound())
+            stores[index].append(try await cache.storeRound(round + 1))
+        }
+    }
+    var warmOpens: [Double] = []
+    for cache in caches { warmOpens.append(try await cache.reopenSeconds()) }
+
+    let base = caches[0]
+    for (index, cache) in caches.enumerated() {
+        let size = cache.count.formatted()
         table.add(
-            "SQLite open, \(size) entries (\(openKind) page cache)", unit: "ms", median: figures.openSeconds * 1e3,
-            baseline: "same, 1,000 entries", baselineMedian: reference.openSeconds * 1e3
+            "SQLite open, \(size) entries (\(cache.openWasCold ? "cold" : "warm") page cache)", unit: "ms",
+            median: cache.openSeconds * 1e3, baseline: "same, 1,000 entries", baselineMedian: base.openSeconds * 1e3
         )
         table.add(
-            "SQLite open, \(size) entries (warm page cache)", unit: "ms", median: figures.warmOpenSeconds * 1e3,
-            baseline: "same, 1,000 entries", baselineMedian: reference.warmOpenSeconds * 1e3
+            "SQLite open, \(size) entries (warm page cache)", unit: "ms", median: warmOpens[index] * 1e3,
+            baseline: "same, 1,000 entries", baselineMedian: warmOpens[0] * 1e3
         )
         // At 1,000 entries the fixed cost (statements, page cache) dominates: no target there.
         table.add(
-            "SQLite private memory per entry, \(size) entries", unit: "B", median: figures.privateBytesPerEntry,
-            baseline: "budget: 100 B per entry", baselineMedian: 100, target: count >= 100_000 ? 1.0 : nil
+            "SQLite private memory per entry, \(size) entries", unit: "B", median: cache.privateBytesPerEntry,
+            baseline: "budget: 100 B per entry", baselineMedian: 100, target: cache.count >= 100_000 ? 1.0 : nil
         )
         table.add(
-            "  file pages mapped resident, per entry", unit: "B", median: figures.mappedBytesPerEntry,
+            "  file pages mapped resident, per entry", unit: "B", median: cache.mappedBytesPerEntry,
             baseline: "budget: 100 B per entry", baselineMedian: 100
         )
         table.add(
-            "SQLite hit 256 B, \(size) entries", unit: "µs", median: figures.hitSeconds * 1e6,
-            baseline: "same, 1,000 entries", baselineMedian: reference.hitSeconds * 1e6, target: 1.2
+            "SQLite hit 256 B, \(size) entries", unit: "µs", median: median(hits[index]) * 1e6,
+            baseline: "same, 1,000 entries", baselineMedian: median(hits[0]) * 1e6, target: 1.2
         )
         table.add(
-            "SQLite store 256 B, \(size) entries", unit: "µs", median: figures.storeSeconds * 1e6,
-            baseline: "same, 1,000 entries", baselineMedian: reference.storeSeconds * 1e6, target: 1.2
+            "SQLite store 256 B, \(size) entries", unit: "µs", median: median(stores[index]) * 1e6,
+            baseline: "same, 1,000 entries", baselineMedian: median(stores[0]) * 1e6, target: 1.2
         )
     }
 }
 
-private struct SQLiteScaleFigures {
-    /// The first open after filling (cold if the page cache was dropped).
-    var openSeconds: Double
-    var openWasCold: Bool
-    /// The median of three more opens.
-    var warmOpenSeconds: Double
-    /// Anonymous (private) resident memory the backend added (open, then the hit and store
-    /// rounds), per entry: what the process itself holds.
-    var privateBytesPerEntry: Double
-    /// File-backed resident memory added, per entry: pages of the memory-mapped database, which
-    /// are the kernel's page cache (shared, reclaimable), as a plain file read's would be.
-    var mappedBytesPerEntry: Double
-    /// Per operation, over a fixed working set of 1,000 keys spread over the whole file.
-    var hitSeconds: Double
-    var storeSeconds: Double
-}
+/// One filled database file and its open backend.
+private final class SQLiteScaleCache {
+    static let limit = 8 << 30
+    static let payload = Data((0..<256).map { UInt8(truncatingIfNeeded: $0 &* 151) })
 
-private func measureSQLiteScale(count: Int, dropsCaches: Bool) async throws -> SQLiteScaleFigures {
-    let scratch = try makeScratchDirectory("sqlite-scale")
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    let file = scratch.appendingPathComponent("cache.sqlite")
-    let limit = 8 << 30
-    let payload = Data((0..<256).map { UInt8(truncatingIfNeeded: $0 &* 151) })
-    let key = { (index: Int) in CacheKey("https://images.example.com/avatars/\(index).jpg?v=\(index &* 7919)") }
-    do {
-        let filling = try SQLiteBackend(path: file, sizeLimit: limit)
-        // Filled 1,000 entries per transaction: one commit per entry would take an hour at a million.
+    let count: Int
+    let scratch: URL
+    let file: URL
+    var backend: SQLiteBackend
+    /// The first open after filling (cold if the page cache was dropped).
+    let openSeconds: Double
+    let openWasCold: Bool
+    /// Anonymous (private) resident memory that opening and one hit and store round added, per
+    /// entry: what the process itself holds.
+    private(set) var privateBytesPerEntry = 0.0
+    /// File-backed resident memory added, per entry: pages of the memory-mapped database, which are
+    /// the kernel's page cache (shared, reclaimable), as a plain file read's would be.
+    private(set) var mappedBytesPerEntry = 0.0
+    /// The same 1,000 keys each round, spread over the whole key space (a multiplicative hash).
+    let workingSet: [CacheKey]
+
+    static func key(_ index: Int) -> CacheKey {
+        CacheKey("https://images.example.com/avatars/\(index).jpg?v=\(index &* 7919)")
+    }
+
+    init(count: Int, dropsCaches: Bool) async throws {
+        self.count = count
+        scratch = try makeScratchDirectory("sqlite-scale")
+        file = scratch.appendingPathComponent("cache.sqlite")
+        workingSet = (0..<1_000).map { Self.key(($0 &* 2_654_435_761 &+ 12_345) % count) }
+        let filling = try SQLiteBackend(path: file, sizeLimit: Self.limit)
+        // 1,000 entries per transaction: one commit per entry would take an hour at a million.
         for start in stride(from: 0, to: count, by: 1_000) {
             try await filling.storeInOneTransaction(
-                (start..<min(count, start + 1_000)).map { (key($0), CacheEntry(data: payload)) }
+                (start..<min(count, start + 1_000)).map { (Self.key($0), CacheEntry(data: Self.payload)) }
             )
         }
         await filling.close()
+
+        openWasCold = dropsCaches && dropPageCache()
+        let before = residentBytes()
+        let start = now()
+        backend = try SQLiteBackend(path: file, sizeLimit: Self.limit)
+        openSeconds = now() - start
+        _ = try await hitRound()
+        _ = try await storeRound(0)
+        let after = residentBytes()
+        privateBytesPerEntry = Double(max(0, after.anonymous - before.anonymous)) / Double(count)
+        mappedBytesPerEntry = Double(max(0, after.file - before.file)) / Double(count)
     }
 
-    let openWasCold = dropsCaches && dropPageCache()
-    let residentBefore = residentBytes()
-    var start = now()
-    let backend = try SQLiteBackend(path: file, sizeLimit: limit)
-    let openSeconds = now() - start
-
-    // The same 1,000 keys each round, spread over the whole key space (a multiplicative hash).
-    let workingSet = (0..<1_000).map { key(($0 &* 2_654_435_761 &+ 12_345) % count) }
-    let hitSeconds =
-        try await medianSecondsAsync(repetitions: 7, warmup: 1) {
-            for key in workingSet { blackHole(try await backend.entry(forKey: key)) }
-        } / Double(workingSet.count)
-    var round = 0
-    let storeSeconds =
-        try await medianSecondsAsync(repetitions: 7, warmup: 1) {
-            round += 1
-            for index in 0..<1_000 {
-                try await backend.store(CacheEntry(data: payload), forKey: CacheKey("new-\(round)-\(index)"))
-            }
-        } / 1_000
-    let residentAfter = residentBytes()
-    let privateBytesPerEntry = Double(max(0, residentAfter.anonymous - residentBefore.anonymous)) / Double(count)
-    let mappedBytesPerEntry = Double(max(0, residentAfter.file - residentBefore.file)) / Double(count)
-    await backend.close()
-
-    var opens: [Double] = []
-    for _ in 0..<3 {
-        start = now()
-        let reopened = try SQLiteBackend(path: file, sizeLimit: limit)
-        opens.append(now() - start)
-        await reopened.close()
+    /// Reads the working set; seconds per hit.
+    func hitRound() async throws -> Double {
+        let start = now()
+        for key in workingSet { blackHole(try await backend.entry(forKey: key)) }
+        return (now() - start) / Double(workingSet.count)
     }
-    return SQLiteScaleFigures(
-        openSeconds: openSeconds, openWasCold: openWasCold, warmOpenSeconds: median(opens),
-        privateBytesPerEntry: privateBytesPerEntry, mappedBytesPerEntry: mappedBytesPerEntry, hitSeconds: hitSeconds,
-        storeSeconds: storeSeconds
-    )
+
+    /// Stores 200 new entries, one transaction each; seconds per store.
+    func storeRound(_ round: Int) async throws -> Double {
+        let start = now()
+        for index in 0..<200 {
+            try await backend.store(CacheEntry(data: Self.payload), forKey: CacheKey("new-\(round)-\(index)"))
+        }
+        return (now() - start) / 200
+    }
+
+    /// Closes the backend and opens the file three times; the median seconds of an open.
+    func reopenSeconds() async throws -> Double {
+        await backend.close()
+        var opens: [Double] = []
+        for _ in 0..<3 {
+            let start = now()
+            backend = try SQLiteBackend(path: file, sizeLimit: Self.limit)
+            opens.append(now() - start)
+            await backend.close()
+        }
+        return median(opens)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: scratch) }
 }
 
 /// Empties the kernel's page cache (needs root); returns whether it did.

@@ -22,8 +22,8 @@ import Glibc
 ///   so do the files on disk (database, WAL, shared memory and a small reserve file; see
 ///   `Configuration.sizeLimit`). A write that passes either evicts least recently used rows down to
 ///   the low-water mark, in the same transaction. The count and total size live in memory (read from
-///   a one-row table that triggers keep), so neither a write nor opening scans the table. On a full filesystem the reserve is released so
-///   that deletes (and stores, by evicting) can still run.
+///   a one-row table that triggers keep), so neither a write nor opening scans the table. On a full
+///   filesystem the reserve is released so that deletes (and stores, by evicting) can still run.
 /// - Reads record their access time in memory; the times are written in one transaction per batch,
 ///   before a sweep, on `flushAccessTimes()` and at close — never one write per read. A read of a
 ///   row whose saved time is already in the newer half of the span from the oldest saved time to
