@@ -28,7 +28,7 @@ func runSQLiteBenchmarks(table: BenchmarkTable) async throws {
     }
     table.add(
         "SQLiteBackend hit, 16 KiB entry", unit: "µs", median: sqliteHit * perOperation,
-        baseline: "DiskCache hit, 16 KiB entry", baselineMedian: diskHit * perOperation
+        baseline: "DiskCache hit, 16 KiB entry", baselineMedian: diskHit * perOperation, target: 2
     )
 
     let sqliteStore = try await medianSecondsAsync(repetitions: 7, warmup: 2) {

@@ -17,6 +17,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("disk", runDiskBenchmarks),
     ("sqlite", runSQLiteBenchmarks),
+    ("sqlite-scale", runSQLiteScaleBenchmarks),
     ("storage-removal", runStorageRemovalBenchmarks),
     ("redis", runRedisBenchmarks),
     ("loading", runLoadingBenchmarks),

@@ -21,17 +21,19 @@ import Glibc
 /// - The size limit holds after every write, twice over: the entries' data bytes stay within it, and
 ///   so do the files on disk (database, WAL, shared memory and a small reserve file; see
 ///   `Configuration.sizeLimit`). A write that passes either evicts least recently used rows down to
-///   the low-water mark, in the same transaction. The count and total size live in memory (summed
-///   from an index), so no write scans the table. On a full filesystem the reserve is released so
-///   that deletes (and stores, by evicting) can still run.
+///   the low-water mark, in the same transaction. The count and total size live in memory (read from
+///   a one-row table that triggers keep), so neither a write nor opening scans the table. On a full
+///   filesystem the reserve is released so that deletes (and stores, by evicting) can still run.
 /// - Reads record their access time in memory; the times are written in one transaction per batch,
-///   before a sweep, on `flushAccessTimes()` and at close — never one write per read.
+///   before a sweep, on `flushAccessTimes()` and at close — never one write per read. A read of a
+///   row whose saved time is already in the newer half of the span from the oldest saved time to
+///   now records nothing: no sweep reaches it before every older row, and saving would cost a write.
 /// - Opening never wipes a file it does not recognise: a file that is not a SQLite database, a
 ///   database of another program, or one from a newer version throws a `SQLiteError` and is left
 ///   untouched.
 /// - Several processes (or backends) may use one file at once, so workers on one machine share a
 ///   cache without a server: locks are held only for a transaction (others wait up to
-///   `Configuration.busyTimeout`), and a write first sums the count and size again if another
+///   `Configuration.busyTimeout`), and a write first reads the count and size again if another
 ///   process has committed since, so eviction and statistics count every process's entries.
 /// - The database runs in WAL mode with `synchronous = NORMAL`: a crash keeps the file consistent
 ///   and may lose the last few writes, which a cache fetches again.
@@ -53,8 +55,8 @@ public final class SQLiteBackend: CacheBackend {
 
     /// Opens the database at `configuration.path`, creating it (and its directory) if missing.
     ///
-    /// Opening checks the file's schema and sums the stored sizes from an index; it runs on the
-    /// caller's thread, so open the backend once, at start-up.
+    /// Opening checks the file's schema and reads the stored count and size (one row, whatever the
+    /// number of entries); it runs on the caller's thread, so open the backend once, at start-up.
     ///
     /// - Throws: `SQLiteError.notADatabase`, `.foreignDatabase`, `.newerSchemaVersion` or `.locked`
     ///   for a file that cannot be used (it is left untouched), `SQLiteError.cannotOpen` if SQLite
@@ -97,6 +99,13 @@ public final class SQLiteBackend: CacheBackend {
     /// - Throws: `AssetsError.writeFailed`; the previous entry is then intact.
     public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
         try await perform(failure: writeFailed(key)) { try $0.writeEntry(entry, forKey: key) }
+    }
+
+    /// Stores every entry of `batch` in one transaction when they fit within the limit without
+    /// evicting, else one transaction each (as `store(_:forKey:)`); benchmarks fill large files
+    /// with it.
+    package func storeInOneTransaction(_ batch: [(key: CacheKey, entry: CacheEntry)]) async throws {
+        try await perform(failure: writeFailed(batch.first?.key ?? "")) { try $0.writeEntries(batch) }
     }
 
     /// Removes the row for `key`.

@@ -12,6 +12,8 @@ struct SQLiteUpgradeTests {
     static func olderSchema(version: Int) -> String {
         let partition = version >= 2 ? ", partition_name TEXT" : ""
         let partitionValue = version >= 2 ? ", 'image'" : ""
+        let staleDates = version >= 3 ? ", stale_while_revalidate_until REAL, stale_if_error_until REAL" : ""
+        let staleValues = version >= 3 ? ", NULL, NULL" : ""
         let partitionIndex =
             "CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;"
         return """
@@ -19,18 +21,18 @@ struct SQLiteUpgradeTests {
             CREATE TABLE entries (key BLOB PRIMARY KEY NOT NULL,
                 size INTEGER NOT NULL CHECK (size >= 0 AND size = length(data)), created REAL NOT NULL,
                 last_access REAL NOT NULL, expires REAL, fresh_until REAL, etag TEXT, last_modified TEXT,
-                content_type TEXT, data BLOB NOT NULL\(partition));
+                content_type TEXT, data BLOB NOT NULL\(partition)\(staleDates));
             CREATE INDEX entries_by_last_access ON entries (last_access, size);
             CREATE INDEX entries_by_expiry ON entries (expires) WHERE expires IS NOT NULL;
             \(version >= 2 ? partitionIndex : "")
             INSERT INTO entries VALUES (CAST('old' AS BLOB), 3, 100, 100, 4000000000, 200, '"e"', 'yesterday',
-                'image/png', x'010203'\(partitionValue));
+                'image/png', x'010203'\(partitionValue)\(staleValues));
             PRAGMA application_id = \(SQLiteSchema.applicationID);
             PRAGMA user_version = \(version);
             """
     }
 
-    @Test(arguments: [1, 2])
+    @Test(arguments: [1, 2, 3])
     func olderFileIsUpgradedInPlaceAndKeepsItsEntries(version: Int) async throws {
         // Given a file an older release wrote, holding one entry
         let file = try SQLiteTestFile()
@@ -70,5 +72,76 @@ struct SQLiteUpgradeTests {
         #expect(try await backend.entry(forKey: "old")?.data == Data([1, 2, 3]))
         #expect(await backend.statistics().count == 2)
         await backend._checkInvariants()
+    }
+
+    @Test func versionThreeAccessTimesKeepTheirOrderAfterTheUpgrade() async throws {
+        // Given a version 3 file with a newer and an older entry of 400 KiB each
+        let file = try SQLiteTestFile()
+        defer { file.remove() }
+        try file.execute(Self.olderSchema(version: 3))
+        try file.execute(
+            """
+            DELETE FROM entries;
+            INSERT INTO entries (key, size, created, last_access, data) VALUES
+                (CAST('newer' AS BLOB), 409600, 0, 100, zeroblob(409600)),
+                (CAST('older' AS BLOB), 409600, 0, 50, zeroblob(409600));
+            """
+        )
+
+        // When it is opened with a limit that holds only one of them
+        let backend = try file.open(sizeLimit: 600 << 10)
+
+        // Then the sweep at open evicted the entry its saved time says is older
+        #expect(try await backend.entry(forKey: "older") == nil)
+        #expect(try await backend.entry(forKey: "newer")?.data.count == 409_600)
+        #expect(await backend.statistics().evictions == 1)
+        await backend._checkInvariants()
+    }
+
+    @Test func openReadsTheStoredTotalsInsteadOfSummingTheEntries() async throws {
+        // Given a file of three entries whose totals row says something else (edited by hand)
+        let file = try SQLiteTestFile()
+        defer { file.remove() }
+        var backend = try file.open()
+        for index in 0..<3 {
+            try await backend.store(CacheEntry(data: payload(index, count: 10)), forKey: CacheKey("k\(index)"))
+        }
+        await backend.close()
+        try file.execute("UPDATE totals SET entries = 7, bytes = 700")
+
+        // When it is opened
+        backend = try file.open()
+
+        // Then the count and size are the row's: open reads one row, whatever the number of entries
+        let statistics = await backend.statistics()
+        #expect(statistics.count == 7 && statistics.bytes == 700, "\(statistics)")
+        await backend.close()
+    }
+
+    @Test func triggersKeepTheTotalsThroughEveryKindOfRemoval() async throws {
+        // Given entries under two prefixes, one expiring, in a partition
+        let file = try SQLiteTestFile()
+        defer { file.remove() }
+        let backend = try file.open()
+        let soon = CacheMetadata(expires: file.clock.date.addingTimeInterval(5), partition: .image)
+        for index in 0..<4 {
+            try await backend.store(CacheEntry(data: payload(index, count: 10)), forKey: CacheKey("a\(index)"))
+            try await backend.store(CacheEntry(data: payload(index, count: 20), metadata: soon), forKey: "b\(index)")
+        }
+        try await backend.store(CacheEntry(data: payload(9, count: 30)), forKey: "a0")
+
+        // When entries go by key, by prefix, by expiry and all at once, the row agrees with the table
+        try await backend.removeEntry(forKey: "a1")
+        await backend._checkInvariants()
+        try await backend.removeEntries(.keyPrefix("a"))
+        await backend._checkInvariants()
+        file.clock.advance(by: 10)
+        try await backend.removeExpired()
+        await backend._checkInvariants()
+        #expect(await backend.statistics().count == 0)
+        try await backend.store(CacheEntry(data: payload(1, count: 10)), forKey: "c")
+        try await backend.removeAll()
+        await backend._checkInvariants()
+        #expect(await backend.statistics().count == 0)
     }
 }

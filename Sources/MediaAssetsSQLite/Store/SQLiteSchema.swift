@@ -11,11 +11,13 @@ enum SQLiteSchema {
     /// "MASQ": marks the file as a MediaAssets SQLite cache (`PRAGMA application_id`).
     static let applicationID: Int64 = 0x4D41_5351
     /// The layout version this code reads and writes (`PRAGMA user_version`). Version 1 files (no
-    /// `partition_name` column) and version 2 files (no stale dates) are upgraded in place when opened.
-    static let version: Int64 = 3
+    /// `partition_name` column), version 2 files (no stale dates) and version 3 files (access times
+    /// inside `entries`) are upgraded in place when opened.
+    static let version: Int64 = 4
 
-    /// The pages of a database holding no entries: the header page, the table and its four indexes.
-    static let emptyPages = 6
+    /// The pages of a database holding no entries: the header page, the three tables and their four
+    /// indexes.
+    static let emptyPages = 8
 
     /// The columns of a version's `entries` table, in order, with their declared types.
     ///
@@ -33,9 +35,42 @@ enum SQLiteSchema {
         switch version {
         case 1: return versionOne
         case 2: return versionTwo
+        // Version 4 moved the access times to `access_order` and left `entries` as it was.
         default: return versionTwo + [("stale_while_revalidate_until", "REAL"), ("stale_if_error_until", "REAL")]
         }
     }
+
+    /// The tables, index and triggers of version 4, kept in step with `entries` by the triggers.
+    ///
+    /// `access_order`: last-access times and sizes, one narrow row per entry (by its rowid). Saving a
+    /// read's access time rewrites only this small row: in `entries` it rewrote the row's leaf page,
+    /// which a 16 KiB entry fills on its own, so every batch of 256 saved times wrote 4 MiB to the
+    /// WAL. `(last_access, size)` orders the LRU sweep. `entries.last_access` stays, holding the time
+    /// the entry was stored.
+    ///
+    /// `totals`: the count and the sum of sizes in one row, so that opening the file, or noticing
+    /// another process's write, reads one row instead of summing an index of every entry.
+    private static let versionFourTables = """
+        CREATE TABLE access_order (
+            entry INTEGER PRIMARY KEY NOT NULL,
+            last_access REAL NOT NULL,
+            size INTEGER NOT NULL
+        );
+        CREATE INDEX access_order_by_time ON access_order (last_access, size);
+        CREATE TABLE totals (
+            only INTEGER PRIMARY KEY CHECK (only = 1),
+            entries INTEGER NOT NULL,
+            bytes INTEGER NOT NULL
+        );
+        CREATE TRIGGER entries_counted_on_insert AFTER INSERT ON entries BEGIN
+            INSERT INTO access_order (entry, last_access, size) VALUES (new.rowid, new.last_access, new.size);
+            UPDATE totals SET entries = entries + 1, bytes = bytes + new.size;
+        END;
+        CREATE TRIGGER entries_counted_on_delete AFTER DELETE ON entries BEGIN
+            DELETE FROM access_order WHERE entry = old.rowid;
+            UPDATE totals SET entries = entries - 1, bytes = bytes - old.size;
+        END;
+        """
 
     /// Upgrades a file of an older `version` to the current one, one version's changes after another.
     static func upgrade(from version: Int64) -> String {
@@ -49,17 +84,30 @@ enum SQLiteSchema {
             ALTER TABLE entries ADD COLUMN stale_while_revalidate_until REAL;
             ALTER TABLE entries ADD COLUMN stale_if_error_until REAL;
             """
-        return (version < 2 ? toVersionTwo : "") + toVersionThree + "PRAGMA user_version = \(Self.version);"
+        // Version 4 moved the access times to their own table and keeps the totals (one pass over
+        // the rows, once).
+        let toVersionFour =
+            versionFourTables + """
+                INSERT INTO access_order (entry, last_access, size) SELECT rowid, last_access, size FROM entries;
+                INSERT INTO totals (only, entries, bytes) SELECT 1, COUNT(*), COALESCE(SUM(size), 0) FROM entries;
+                DROP INDEX entries_by_last_access;
+                """
+        return (version < 2 ? toVersionTwo : "") + (version < 3 ? toVersionThree : "") + toVersionFour
+            + "PRAGMA user_version = \(Self.version);"
     }
 
     /// Creates the schema; dates are `timeIntervalSinceReferenceDate` (REAL), so they round-trip exactly.
     ///
     /// Keys are the UTF-8 bytes of `CacheKey.rawValue` as a BLOB, so a key holding NUL is kept whole.
-    /// `(last_access, size)` covers both the LRU sweep and the `SUM(size)` at open, so neither reads
-    /// the rows themselves. 16 KiB pages suit media: a 16 KiB entry spans 2 pages instead of 5, a
-    /// 1 MiB chunk 64 instead of 256 (CPU time measured against 4 KiB pages: 16 KiB hits ~25 %
-    /// cheaper and stores ~20 % dearer; 1 MiB hits ~20 % and stores ~40 % cheaper).
-    static let creation = """
+    /// The access order and totals live in their own tables (see `versionFourTables`). 16 KiB pages suit media: a
+    /// 16 KiB entry spans 2 pages instead of 5, a 1 MiB chunk 64 instead of 256 (CPU time measured
+    /// against 4 KiB pages: 16 KiB hits ~25 % cheaper and stores ~20 % dearer; 1 MiB hits ~20 % and
+    /// stores ~40 % cheaper).
+    static let creation =
+        entriesTable + versionFourTables + "INSERT INTO totals (only, entries, bytes) VALUES (1, 0, 0);"
+
+    /// The entries, their indexes and the header marks.
+    private static let entriesTable = """
         CREATE TABLE entries (
             key BLOB PRIMARY KEY NOT NULL,
             size INTEGER NOT NULL CHECK (size >= 0 AND size = length(data)),
@@ -75,7 +123,6 @@ enum SQLiteSchema {
             stale_while_revalidate_until REAL,
             stale_if_error_until REAL
         );
-        CREATE INDEX entries_by_last_access ON entries (last_access, size);
         CREATE INDEX entries_by_expiry ON entries (expires) WHERE expires IS NOT NULL;
         CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
         PRAGMA application_id = \(applicationID);
@@ -142,7 +189,8 @@ enum SQLiteSchema {
     private enum Contents: Equatable {
         case empty
         case ours
-        /// Ours, in an older layout (1: before partitions, 2: before the stale dates).
+        /// Ours, in an older layout (1: before partitions, 2: before the stale dates, 3: before
+        /// `access_order` and `totals`).
         case older(version: Int64)
     }
 

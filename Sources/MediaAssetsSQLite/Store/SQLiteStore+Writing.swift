@@ -53,6 +53,42 @@ extension SQLiteStore {
         counters.evictions += evicted.count
     }
 
+    /// Stores `batch` in one transaction when it fits without evicting (benchmarks fill a large file
+    /// this way: one commit per entry would write a WAL frame per page each time); otherwise one
+    /// `writeEntry` each. A key twice in the batch keeps its last entry.
+    func writeEntries(_ batch: [(key: CacheKey, entry: CacheEntry)]) throws {
+        let statements = try openStatements()
+        let incomingBytes = batch.reduce(0) { $0 + $1.entry.data.count }
+        let incomingPages = batch.reduce(0) {
+            $0 + budget.estimatedPages(size: $1.entry.data.count, keyLength: $1.key.rawValue.utf8.count)
+        }
+        let now = configuration.now().timeIntervalSinceReferenceDate
+        var replaced: [Row] = []
+        var fits = false
+        try recoveringFromFullDisk(incomingBytes: incomingBytes) {
+            replaced = []
+            try transaction(statements) {
+                fits =
+                    try totalBytes + incomingBytes <= configuration.sizeLimit
+                    && usedPages() + incomingPages <= budget.databasePages
+                guard fits else { return }
+                for (key, entry) in batch {
+                    if let row = try deleteRow(forKey: key, statements) { replaced.append(row) }
+                    try insert(entry, forKey: key, lastAccess: now, statements)
+                }
+            }
+        }
+        guard fits else {
+            for (key, entry) in batch { try writeEntry(entry, forKey: key) }
+            return
+        }
+        for row in replaced { forget(row) }
+        totalBytes += incomingBytes
+        count += batch.count
+        counters.writes += batch.count
+        checkpointIfWALOverBudget()
+    }
+
     /// Deletes the row for `key`, if any.
     func removeEntry(forKey key: CacheKey) throws {
         let statements = try openStatements()
@@ -96,6 +132,7 @@ extension SQLiteStore {
         // forever, so a failing disk cannot make the batch grow without bound.
         let pending = unsavedAccess.take()
         guard !pending.isEmpty else { return }
+        oldestSavedAccess = nil
         try transaction(statements) { try saveAccessTimes(pending, statements) }
     }
 
@@ -252,6 +289,7 @@ extension SQLiteStore {
 
     func forget(_ row: Row) {
         unsavedAccess.forget(row.rowID)
+        oldestSavedAccess = nil
         totalBytes -= row.size
         count -= 1
     }

@@ -17,6 +17,7 @@ final class SQLiteStore {
         let updateLastAccess: SQLiteStatement
         let selectLeastRecent: SQLiteStatement
         let sums: SQLiteStatement
+        let oldestAccess: SQLiteStatement
         let dataVersion: SQLiteStatement
         let pageCount: SQLiteStatement
         let freelistCount: SQLiteStatement
@@ -27,9 +28,10 @@ final class SQLiteStore {
         init(_ connection: SQLiteConnection) throws {
             select = try connection.prepare(
                 """
-                SELECT rowid, size, created, last_access, expires, fresh_until, etag, last_modified,
-                    content_type, data, partition_name, stale_while_revalidate_until, stale_if_error_until
-                    FROM entries WHERE key = ?1
+                SELECT entries.rowid, entries.size, created, entries.last_access, expires, fresh_until, etag,
+                    last_modified, content_type, data, partition_name, stale_while_revalidate_until,
+                    stale_if_error_until, access_order.last_access
+                    FROM entries JOIN access_order ON access_order.entry = entries.rowid WHERE key = ?1
                 """,
                 operation: "read an entry"
             )
@@ -51,16 +53,19 @@ final class SQLiteStore {
             )
             deleteAll = try connection.prepare("DELETE FROM entries", operation: "remove all entries")
             updateLastAccess = try connection.prepare(
-                "UPDATE entries SET last_access = ?2 WHERE rowid = ?1", operation: "save last-access times"
+                "UPDATE access_order SET last_access = ?2 WHERE entry = ?1", operation: "save last-access times"
             )
             selectLeastRecent = try connection.prepare(
-                "SELECT rowid, size FROM entries INDEXED BY entries_by_last_access ORDER BY last_access",
+                "SELECT entry, size FROM access_order INDEXED BY access_order_by_time ORDER BY last_access",
                 operation: "find least recently used entries"
             )
-            // Reads only the small (last_access, size) index, not the rows.
+            // One row the triggers keep: no scan at open or after another process's write.
             sums = try connection.prepare(
-                "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries INDEXED BY entries_by_last_access",
+                "SELECT entries, bytes FROM totals WHERE only = 1",
                 operation: "sum the cache's size"
+            )
+            oldestAccess = try connection.prepare(
+                "SELECT MIN(last_access) FROM access_order", operation: "find the oldest access time"
             )
             dataVersion = try connection.prepare("PRAGMA data_version", operation: "check for other writers")
             pageCount = try connection.prepare("PRAGMA page_count", operation: "count the file's pages")
@@ -73,7 +78,7 @@ final class SQLiteStore {
         var all: [SQLiteStatement] {
             [
                 select, insert, deleteByKey, deleteByRowID, deleteExpired, deleteAll, updateLastAccess,
-                selectLeastRecent, sums, dataVersion, pageCount, freelistCount, begin, commit, rollback,
+                selectLeastRecent, sums, oldestAccess, dataVersion, pageCount, freelistCount, begin, commit, rollback,
             ]
         }
     }
@@ -84,16 +89,19 @@ final class SQLiteStore {
     /// Nil once closed.
     private(set) var statements: Statements?
 
-    /// The sum of `size` over all rows, kept in memory so that no write needs a scan; summed again
-    /// (from an index) when another process has written the file.
+    /// The sum of `size` over all rows, kept in memory; read again (from the `totals` row) when
+    /// another process has written the file.
     var totalBytes = 0
     /// The number of rows.
     var count = 0
     /// Hits, misses, writes, evictions and rejections since open.
     var counters = CacheStatistics()
-    /// Reads not yet written to `last_access`: rowid → time (seconds since the reference date).
+    /// Reads not yet written to `access_order`: rowid → time (seconds since the reference date).
     var unsavedAccess: AccessTimeBatch<Int64>
-    /// `PRAGMA data_version` when the totals were last summed: it moves when another connection
+    /// The oldest saved access time, or nil when a delete, a save or another process may have moved
+    /// it; reads compare a row's saved time with it (see `readEntry`).
+    var oldestSavedAccess: Double?
+    /// `PRAGMA data_version` when the totals were last read: it moves when another connection
     /// (another process) commits, and only then.
     private var seenDataVersion: Int64?
     /// How the size limit is shared among the files (set at open, from the file's page size).
@@ -116,6 +124,12 @@ final class SQLiteStore {
             sizeLimit: configuration.sizeLimit, lowWaterFraction: configuration.lowWaterFraction,
             pageSize: Int(pageSize)
         )
+        // Reads of pages in the database file then cost no read() call and no copy into SQLite's
+        // page cache (which, at 2 MiB, holds only 125 of our 16 KiB pages). SQLite only reads
+        // through the map and writes with write(), so a full filesystem still fails a write cleanly,
+        // and it remaps when another process grows or shrinks the file.
+        let mapped = min(budget.fileBytes, Self.largestMapping)
+        try connection.execute("PRAGMA mmap_size = \(mapped)", operation: "map the file into memory")
         statements = try Statements(connection)
         try SQLiteSchema.classifyingOpenErrors(connection) { try refreshTotalsIfChangedElsewhere() }
         restoreReserveIfMissing()
@@ -126,8 +140,12 @@ final class SQLiteStore {
 
     deinit { close() }
 
-    /// Sums the count and size again if another connection has committed since they were last
-    /// summed; writes call it inside their transaction, so their eviction sees every process's rows.
+    /// The most of the file mapped into memory: address space, not memory (pages are the kernel's
+    /// page cache, shared and reclaimable). SQLite caps it lower if built with a smaller maximum.
+    static let largestMapping = 4 << 30
+
+    /// Reads the count and size again if another connection has committed since they were last
+    /// read; writes call it inside their transaction, so their eviction sees every process's rows.
     func refreshTotalsIfChangedElsewhere() throws {
         let statements = try openStatements()
         let version = try statements.dataVersion.withReset { query -> Int64 in
@@ -135,6 +153,7 @@ final class SQLiteStore {
             return query.int64(at: 0)
         }
         guard version != seenDataVersion else { return }
+        oldestSavedAccess = nil
         (count, totalBytes) = try statements.sums.withReset { query in
             try query.step()
             return (Int(query.int64(at: 0)), Int(query.int64(at: 1)))
@@ -157,11 +176,12 @@ final class SQLiteStore {
         let now = configuration.now()
         // A nil entry is a row whose size disagrees with its bytes (the CHECK constraint makes that
         // impossible unless the file was edited): a miss, like an expired row.
-        let found = try statements.select.withReset { query -> (rowID: Int64, entry: CacheEntry?)? in
+        let found = try statements.select.withReset { query -> FoundRow? in
             try query.bindBlob(utf8Of: key.rawValue, at: 1)
             guard try query.step() else { return nil }
+            let savedAccess = query.double(at: 13)
             let data = query.data(at: 9)
-            guard query.int64(at: 1) == Int64(data.count) else { return (query.int64(at: 0), nil) }
+            guard query.int64(at: 1) == Int64(data.count) else { return (query.int64(at: 0), savedAccess, nil) }
             let date = { (column: Int32) -> Date? in
                 query.optionalDouble(at: column).map(Date.init(timeIntervalSinceReferenceDate:))
             }
@@ -177,7 +197,7 @@ final class SQLiteStore {
                 staleIfErrorUntil: date(12),
                 partition: query.text(at: 10).map(LRUCacheType.init(rawValue:))
             )
-            return (query.int64(at: 0), CacheEntry(data: data, metadata: metadata))
+            return (query.int64(at: 0), savedAccess, CacheEntry(data: data, metadata: metadata))
         }
         guard let found else {
             counters.misses += 1
@@ -190,7 +210,30 @@ final class SQLiteStore {
             return (nil, false)
         }
         counters.hits += 1
+        guard try needsAccessSaved(savedAccess: found.savedAccess, now: now) else { return (entry, false) }
         return (entry, unsavedAccess.record(found.rowID, at: now))
+    }
+
+    /// A row `readEntry` found: nil `entry` for a row whose size disagrees with its bytes.
+    private typealias FoundRow = (rowID: Int64, savedAccess: Double, entry: CacheEntry?)
+
+    /// Whether a read of a row whose saved access time is `savedAccess` should record a new one.
+    ///
+    /// A row saved in the newer half of the span from the oldest saved time to now is not: a sweep
+    /// takes the oldest rows first, down to the low-water mark, so it reaches this row only after
+    /// every row older than the midpoint. Saving its time would cost a random page write (the cost
+    /// of reads at a million entries) and change the order only among rows no sweep is near. Rows
+    /// in the older half (the entry stored first and read since, in a full cache) are recorded.
+    private func needsAccessSaved(savedAccess: Double, now: Date) throws -> Bool {
+        if oldestSavedAccess == nil {
+            oldestSavedAccess = try openStatements().oldestAccess.withReset { query -> Double in
+                try query.step()
+                return query.double(at: 0)
+            }
+        }
+        let oldest = oldestSavedAccess ?? savedAccess
+        let midpoint = oldest + (now.timeIntervalSinceReferenceDate - oldest) / 2
+        return savedAccess <= midpoint
     }
 
     // MARK: Statistics, invariants, closing
@@ -214,6 +257,15 @@ final class SQLiteStore {
         try refreshTotalsIfChangedElsewhere()
         let rows = try connection.integers("SELECT COUNT(*) FROM entries", operation: "count entries")
         let bytes = try connection.integers("SELECT COALESCE(SUM(size), 0) FROM entries", operation: "sum sizes")
+        let ordered = try connection.integers(
+            "SELECT COUNT(*) FROM entries JOIN access_order ON access_order.entry = entries.rowid "
+                + "AND access_order.size = entries.size",
+            operation: "match the access order"
+        )
+        precondition(ordered == rows, "SQLite access_order \(ordered) differs from the entries \(rows)")
+        let stored = try connection.integers(
+            "SELECT entries FROM totals UNION ALL SELECT bytes FROM totals", operation: "read the totals")
+        precondition(stored == rows + bytes, "SQLite totals row \(stored) differs from the table's \(rows + bytes)")
         precondition(rows.first == Int64(count), "SQLiteBackend count \(count) differs from the table's \(rows)")
         precondition(bytes.first == Int64(totalBytes), "SQLiteBackend size \(totalBytes) differs from \(bytes)")
         precondition(totalBytes <= configuration.sizeLimit, "SQLiteBackend over its size limit")
