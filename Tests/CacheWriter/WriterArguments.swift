@@ -46,7 +46,12 @@ struct WriterArguments {
         let limit = try int("size-limit")
         switch try string("backend") {
         case "disk": return try DiskCache(directory: path, sizeLimit: limit)
-        case "sqlite": return try SQLiteBackend(path: path, sizeLimit: limit)
+        case "sqlite":
+            // Four writers contend for one file on a loaded CI machine: a lock may be held for seconds there,
+            // and these runs check correctness, not latency, so they wait longer than the 2 s default.
+            return try SQLiteBackend(
+                configuration: SQLiteBackend.Configuration(path: path, sizeLimit: limit, busyTimeout: .seconds(30))
+            )
         case let other: throw WriterFailure("unknown backend \(other); use disk or sqlite")
         }
     }
