@@ -219,6 +219,10 @@ public final class DiskCache: CacheBackend {
         guard lockDescriptor.withLock({ $0 >= 0 }) else { return }
         saveAccessTimes()
         lockDescriptor.withLock { descriptor in
+            // Unlocked before closing: the lock belongs to the open file description, which a child
+            // process this process is starting (between its fork and exec) shares; closing our
+            // descriptor alone would leave the directory locked until that child's exec.
+            flock(descriptor, LOCK_UN)
             POSIX.closeDescriptor(descriptor)
             descriptor = -1
         }
