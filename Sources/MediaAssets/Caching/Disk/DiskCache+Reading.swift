@@ -7,11 +7,11 @@ import Glibc
 extension DiskCache {
     /// Reads, checks and returns the entry for `key`; runs on the read queue.
     func readEntry(forKey key: CacheKey) throws -> CacheEntry? {
-        let name = Self.fileName(for: key)
-        guard let record = state.withLock({ $0.records.peekValue(forKey: name) }) else {
+        let name = EntryName(key: key)
+        guard let record = state.withLock({ $0.records.record(for: name) }) else {
             return miss()
         }
-        let descriptor = open(filePath(name), O_RDONLY | O_CLOEXEC)
+        let descriptor = withFilePath(name) { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else {
             if errno == ENOENT { return miss() }
             throw AssetsError.readFailed(key: key, path: filePath(name), reason: errnoDescription())
@@ -77,9 +77,8 @@ extension DiskCache {
             )
             adopted = true
         }
-        let identity = DiskIndex.Identity(key: key, partition: metadata.partition)
         let expiry = DiskIndex.Expiry(metadata.expires)
-        recordHit(name, at: now, expiry: expiry, identity: identity, inode: UInt64(info.st_ino))
+        recordHit(name, at: now, expiry: expiry, key: key, partition: metadata.partition, inode: UInt64(info.st_ino))
         return CacheEntry(data: data, metadata: metadata)
     }
 
@@ -89,11 +88,15 @@ extension DiskCache {
     }
 
     private func recordHit(
-        _ name: String, at date: Date, expiry: DiskIndex.Expiry, identity: DiskIndex.Identity, inode: UInt64
+        _ name: EntryName, at date: Date, expiry: DiskIndex.Expiry, key: CacheKey, partition: LRUCacheType?,
+        inode: UInt64
     ) {
         let shouldSave = state.withLock { index -> Bool in
             index.statistics.hits += 1
-            return index._touch(name, at: date, expiry: expiry, identity: identity, inode: inode)
+            return index._touch(
+                name, at: date, expiry: expiry, identity: DiskIndex.Identity(key: key, partition: partition),
+                inode: inode
+            )
         }
         if shouldSave {
             writeQueue.async { [self] in saveAccessTimes() }
@@ -104,7 +107,7 @@ extension DiskCache {
     ///
     /// A duplicate of the open descriptor pins the file until the write queue decides, so its inode
     /// number cannot be reused by a newer file in between: equal inodes mean the same file.
-    private func removeIfUnchanged(_ name: String, _ descriptor: Int32) {
+    private func removeIfUnchanged(_ name: EntryName, _ descriptor: Int32) {
         let pinned = dup(descriptor)
         guard pinned >= 0 else { return }
         writeQueue.async { [self] in

@@ -83,6 +83,8 @@ public final class DiskCache: CacheBackend {
     public var byteLimit: Int? { configuration.sizeLimit }
 
     let path: String
+    /// The directory's path and a slash, as bytes: the start of every entry file's path.
+    let pathPrefix: [UInt8]
     /// The lock file's descriptor; -1 once closed.
     let lockDescriptor: Mutex<Int32>
     let state: Mutex<DiskIndex>
@@ -101,6 +103,7 @@ public final class DiskCache: CacheBackend {
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         self.path = configuration.directory.standardizedFileURL.path
+        self.pathPrefix = Array((path + "/").utf8)
         self.state = Mutex(DiskIndex(accessTimeBatchSize: configuration.accessTimeBatchSize))
         self.lockDescriptor = Mutex(try Self.openAndLock(directory: path))
         // Built here rather than on a queue, so no read ever waits for it on a pool thread.
@@ -137,7 +140,7 @@ public final class DiskCache: CacheBackend {
 
     /// Removes the file for `key`.
     public func removeEntry(forKey key: CacheKey) async throws {
-        try await onQueue(writeQueue) { [self] in try removeFile(named: Self.fileName(for: key)) }
+        try await onQueue(writeQueue) { [self] in try removeFile(named: EntryName(key: key)) }
     }
 
     /// Removes the entries `selection` takes, from the index and the files' headers (never their bodies).
@@ -168,17 +171,24 @@ public final class DiskCache: CacheBackend {
     // MARK: Internals shared by the extensions
 
     /// The file name for `key`: 32 hex digits of two XXH64 hashes (the key itself is in the file).
-    static func fileName(for key: CacheKey) -> String {
-        let high = XXHash64.hash(key.rawValue, seed: 0)
-        let low = XXHash64.hash(key.rawValue, seed: 0x9E37_79B9_7F4A_7C15)
-        return hex(high) + hex(low)
-    }
+    static func fileName(for key: CacheKey) -> String { EntryName(key: key).description }
 
-    static func isEntryFileName(_ name: String) -> Bool {
-        name.utf8.count == 32 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
+    static func isEntryFileName(_ name: String) -> Bool { EntryName(fileName: name) != nil }
 
-    func filePath(_ name: String) -> String { path + "/" + name }
+    func filePath(_ name: EntryName) -> String { path + "/" + name.description }
+
+    /// Calls `body` with the NUL-terminated path of `name`'s file, built on the stack: a hit
+    /// allocates no path string.
+    func withFilePath<T>(_ name: EntryName, _ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
+        try pathPrefix.withUnsafeBytes { prefix in
+            try withUnsafeTemporaryAllocation(byteCount: prefix.count + 33, alignment: 1) { buffer in
+                buffer.copyMemory(from: prefix)
+                name.writeDigits(into: UnsafeMutableRawBufferPointer(rebasing: buffer[prefix.count...]))
+                buffer[prefix.count + 32] = 0
+                return try body(buffer.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+        }
+    }
 
     func snapshot() -> CacheStatistics {
         state.withLock { index in
@@ -196,7 +206,8 @@ public final class DiskCache: CacheBackend {
             state.withLock { index in
                 index.records._checkInvariants()
                 precondition(index.totalBytes <= configuration.sizeLimit, "disk cache over its size limit")
-                precondition(index.unsavedAccess.pending.keys.allSatisfy { index.records.peekValue(forKey: $0) != nil })
+                precondition(index.unsavedAccess.pending.keys.allSatisfy { index.records.record(for: $0) != nil })
+                precondition(index.identities.keys.allSatisfy { index.records.record(for: $0) != nil })
             }
         }
     }
@@ -228,8 +239,4 @@ public final class DiskCache: CacheBackend {
         }
     }
 
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
 }
