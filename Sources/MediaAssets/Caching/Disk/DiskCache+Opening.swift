@@ -24,13 +24,19 @@ extension DiskCache {
         return descriptor
     }
 
-    /// Rebuilds the index from the directory: `fstatat` of each entry file, no reads of their contents.
+    /// Builds the index from the snapshot a clean close left (see `DiskCache+Snapshot.swift`), or else
+    /// rebuilds it from the directory: `fstatat` of each entry file, no reads of their contents.
     ///
     /// Names are parsed straight from the directory stream into 16-byte `EntryName`s (no string per
     /// file) and each file is `stat`ed relative to the open directory (no path per file). Temporary
     /// files left by a crash are removed; unknown files are ignored. If the files exceed the size
     /// limit (it was lowered), least recently used ones are evicted.
     func loadIndex() {
+        let lock = lockDescriptor.withLock { $0 }
+        if let records = readSnapshot(lock: lock) {
+            adopt(records)
+            return
+        }
         guard let stream = opendir(path) else { return }
         defer { closedir(stream) }
         let directory = dirfd(stream)
@@ -49,7 +55,8 @@ extension DiskCache {
                 guard fstatat(directory, cName, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG
                 else { return }
                 let lastAccess = POSIX.modificationDate(info).timeIntervalSinceReferenceDate
-                found.append(ScannedFile(name: name, size: Int(info.st_size), lastAccess: lastAccess, inode: info.st_ino))
+                found.append(
+                    ScannedFile(name: name, size: Int(info.st_size), lastAccess: lastAccess, inode: info.st_ino))
             }
         }
         found.sort { $0.lastAccess < $1.lastAccess }
@@ -62,6 +69,18 @@ extension DiskCache {
                     expiry: .unknown, identity: nil, inode: UInt64(file.inode)
                 )
             }
+            guard index.totalBytes > configuration.sizeLimit else { return [] }
+            return index._evict(downTo: lowWater)
+        }
+        deleteEvictedFiles(evicted)
+    }
+
+    /// Takes the records a snapshot held, evicting down to the low-water mark if over the limit.
+    private func adopt(_ records: DiskRecords) {
+        let lowWater = lowWaterMark
+        let evicted = state.withLock { index -> [DiskIndex.Evicted] in
+            index.records = records
+            index.isFromSnapshot = true
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             return index._evict(downTo: lowWater)
         }

@@ -13,7 +13,10 @@ extension DiskCache {
         }
         let descriptor = withFilePath(name) { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else {
-            if errno == ENOENT { return miss() }
+            if errno == ENOENT {
+                forgetMissingFile(name, inode: record.inode)
+                return miss()
+            }
             throw AssetsError.readFailed(key: key, path: filePath(name), reason: errnoDescription())
         }
         defer { POSIX.closeDescriptor(descriptor) }
@@ -99,7 +102,20 @@ extension DiskCache {
             )
         }
         if shouldSave {
-            writeQueue.async { [self] in saveAccessTimes() }
+            writeQueue.async { [self] in
+                if !isClosed { saveAccessTimes() }
+            }
+        }
+    }
+
+    /// Drops the record of a file that is gone (deleted by hand, or by a closed instance's late work),
+    /// unless a write has put a new file there since; runs on the write queue, like every removal.
+    private func forgetMissingFile(_ name: EntryName, inode: UInt64) {
+        writeQueue.async { [self] in
+            guard !isClosed, POSIX.status(path: filePath(name)) == nil else { return }
+            state.withLock { index in
+                if index.records.record(for: name)?.inode == inode { _ = index._remove(name) }
+            }
         }
     }
 
@@ -112,7 +128,7 @@ extension DiskCache {
         guard pinned >= 0 else { return }
         writeQueue.async { [self] in
             defer { POSIX.closeDescriptor(pinned) }
-            guard let opened = try? POSIX.status(pinned), let current = POSIX.status(path: filePath(name)),
+            guard !isClosed, let opened = try? POSIX.status(pinned), let current = POSIX.status(path: filePath(name)),
                 current.st_ino == opened.st_ino, current.st_dev == opened.st_dev
             else { return }
             try? removeFile(named: name)

@@ -31,6 +31,8 @@ struct DiskIndex {
     /// Last-access times not yet written to the files' modification times.
     var unsavedAccess: AccessTimeBatch<EntryName>
     var statistics = CacheStatistics()
+    /// Whether open read the records from the snapshot a clean close left (else it scanned).
+    var isFromSnapshot = false
 
     init(accessTimeBatchSize: Int) {
         unsavedAccess = AccessTimeBatch(threshold: accessTimeBatchSize)

@@ -158,6 +158,17 @@ struct DiskRecords {
         return names
     }
 
+    /// Calls `body` with each name and record from least to most recently used.
+    ///
+    /// - Complexity: O(n)
+    func forEachOldestFirst(_ body: (EntryName, Record) -> Void) {
+        var index = oldest
+        while index != Self.none {
+            body(nodes[Int(index)].name, nodes[Int(index)].record)
+            index = nodes[Int(index)].newer
+        }
+    }
+
     /// Checks the links, the table and the totals; tests call this after every mutation.
     ///
     /// - Complexity: O(n)
