@@ -49,8 +49,7 @@ extension DiskCache {
         let header: EntryFile.Header
         do {
             guard readCount == fileSize else { throw EntryFile.Corruption.tooShort }
-            header = try EntryFile.decodeHeader(bytes, fileSize: fileSize)
-            guard header.key == key.rawValue else { throw EntryFile.Corruption.keyMismatch }
+            header = try EntryFile.decodeHeader(bytes, fileSize: fileSize, expectedKey: key.rawValue)
             // The whole-body checksum is checked once per file (see DiskIndex.Record.isVerified).
             if !(record.isVerified && record.inode == UInt64(info.st_ino)) {
                 try EntryFile.verify(
