@@ -12,6 +12,23 @@ struct DiskIndex {
         case at(Date)
 
         init(_ date: Date?) { self = date.map { .at($0) } ?? .never }
+
+        /// An expiry from its stored form: seconds since the reference date, NaN when unknown,
+        /// +infinity when never.
+        init(storedSeconds seconds: Double) {
+            self =
+                seconds.isNaN
+                ? .unknown : seconds == .infinity ? .never : .at(Date(timeIntervalSinceReferenceDate: seconds))
+        }
+
+        /// The stored form (see `init(storedSeconds:)`).
+        var storedSeconds: Double {
+            switch self {
+            case .unknown: return .nan
+            case .never: return .infinity
+            case .at(let date): return date.timeIntervalSinceReferenceDate
+            }
+        }
     }
 
     /// An entry's key and partition, learnt from its header when it is written or read, or when a

@@ -35,23 +35,16 @@ struct DiskRecords {
         var isVerified: Bool
 
         var record: Record {
-            let expiry: DiskIndex.Expiry =
-                self.expiry.isNaN
-                ? .unknown : self.expiry == .infinity ? .never : .at(Date(timeIntervalSinceReferenceDate: self.expiry))
-            return Record(
-                size: size, lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess), expiry: expiry,
-                inode: inode, isVerified: isVerified
+            Record(
+                size: size, lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess),
+                expiry: DiskIndex.Expiry(storedSeconds: expiry), inode: inode, isVerified: isVerified
             )
         }
 
         mutating func assign(_ record: Record) {
             size = record.size
             lastAccess = record.lastAccess.timeIntervalSinceReferenceDate
-            switch record.expiry {
-            case .unknown: expiry = .nan
-            case .never: expiry = .infinity
-            case .at(let date): expiry = date.timeIntervalSinceReferenceDate
-            }
+            expiry = record.expiry.storedSeconds
             inode = record.inode
             isVerified = record.isVerified
         }

@@ -42,13 +42,7 @@ enum IndexSnapshot {
             append(name.low, to: &bytes)
             append(UInt64(record.size), to: &bytes)
             append(record.lastAccess.timeIntervalSinceReferenceDate.bitPattern, to: &bytes)
-            let expiry: Double
-            switch record.expiry {
-            case .unknown: expiry = .nan
-            case .never: expiry = .infinity
-            case .at(let date): expiry = date.timeIntervalSinceReferenceDate
-            }
-            append(expiry.bitPattern, to: &bytes)
+            append(record.expiry.storedSeconds.bitPattern, to: &bytes)
             append(record.inode, to: &bytes)
         }
         let checksum = bytes.withUnsafeBytes { XXHash64.hash($0) }
@@ -79,12 +73,9 @@ enum IndexSnapshot {
             guard size <= UInt64(Int.max / 2), lastAccess.isFinite, records.record(for: name) == nil else {
                 throw .duplicateName
             }
-            let expiry: DiskIndex.Expiry =
-                expirySeconds.isNaN
-                ? .unknown
-                : expirySeconds == .infinity ? .never : .at(Date(timeIntervalSinceReferenceDate: expirySeconds))
             let record = DiskRecords.Record(
-                size: Int(size), lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess), expiry: expiry,
+                size: Int(size), lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess),
+                expiry: DiskIndex.Expiry(storedSeconds: expirySeconds),
                 inode: read(UInt64.self, bytes, offset + 40), isVerified: false
             )
             records.set(record, for: name)
