@@ -1,8 +1,8 @@
 import Foundation
 
 /// The index as `close()` leaves it, so that the next open reads one file instead of `stat`ing every
-/// entry file (a million `stat`s take about 18 s from a cold page cache; the snapshot, 48 MB, well
-/// under a second).
+/// entry file (measured at a million entries from a cold page cache: the scan 20.6 s, the 48 MB
+/// snapshot 0.59 s).
 ///
 /// ```
 /// offset  size  field
