@@ -11,7 +11,10 @@ extension DiskCache {
         guard let record = state.withLock({ $0.records.record(for: name) }) else {
             return miss()
         }
-        let descriptor = withFilePath(name) { open($0, O_RDONLY | O_CLOEXEC) }
+        // Without an access-time update: the cache keeps its own (the modification time, in batches);
+        // the kernel's would dirty the file's inode on every read after each batch. EPERM: not our file.
+        var descriptor = withFilePath(name) { open($0, O_RDONLY | O_CLOEXEC | Self.noAccessTime) }
+        if descriptor < 0, errno == EPERM { descriptor = withFilePath(name) { open($0, O_RDONLY | O_CLOEXEC) } }
         guard descriptor >= 0 else {
             if errno == ENOENT {
                 forgetMissingFile(name, inode: record.inode)
@@ -83,6 +86,13 @@ extension DiskCache {
         recordHit(name, at: now, expiry: expiry, key: key, partition: metadata.partition, inode: UInt64(info.st_ino))
         return CacheEntry(data: data, metadata: metadata)
     }
+
+    /// `O_NOATIME` (Linux), which Swift does not import.
+    #if os(Linux)
+    static let noAccessTime: Int32 = 0o1_000_000
+    #else
+    static let noAccessTime: Int32 = 0
+    #endif
 
     private func miss() -> CacheEntry? {
         state.withLock { $0.statistics.misses += 1 }
