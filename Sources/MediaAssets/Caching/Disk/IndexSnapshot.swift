@@ -94,7 +94,10 @@ enum IndexSnapshot {
     }
 }
 
-/// Feeds arbitrary bytes to the index snapshot decoder; it must never crash (a fuzz entry point).
-package func fuzzIndexSnapshot(_ data: Data) {
+/// Feeds arbitrary bytes to the disk cache's index snapshot decoder as if they were the `.index`
+/// file a clean close left; it must never crash, whatever the bytes.
+///
+/// Public for the libFuzzer targets in `Fuzz/` (a separate package).
+public func fuzzIndexSnapshot(_ data: Data) {
     _ = data.withUnsafeBytes { try? IndexSnapshot.decode($0) }
 }
