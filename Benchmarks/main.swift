@@ -1,6 +1,7 @@
 import Foundation
 
 // Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE: internal, one burst row's child process)
+// --disk-million adds 1,000,000 entries to the disk-scale rows (about a minute to write them).
 // Groups run in order; --filter keeps the groups whose name contains GROUP.
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -16,6 +17,7 @@ if let mode = option("--burst") {
 let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("disk", runDiskBenchmarks),
+    ("disk-scale", runDiskScaleBenchmarks),
     ("sqlite", runSQLiteBenchmarks),
     ("sqlite-scale", runSQLiteScaleBenchmarks),
     ("storage-removal", runStorageRemovalBenchmarks),

@@ -45,7 +45,13 @@ struct WriterArguments {
         let path = URL(fileURLWithPath: try string("path"))
         let limit = try int("size-limit")
         switch try string("backend") {
-        case "disk": return try DiskCache(directory: path, sizeLimit: limit)
+        case "disk":
+            // A snapshot at every clean close, however small: each cycle's writer opens from the one the
+            // previous verify left, and the kill then tests that the next open does not trust it.
+            let configuration = DiskCache.Configuration(
+                directory: path, sizeLimit: limit, indexSnapshotMinimumCount: 0
+            )
+            return try DiskCache(configuration: configuration)
         case "sqlite":
             // Four writers contend for one file on a loaded CI machine: a lock may be held for seconds there,
             // and these runs check correctness, not latency, so they wait longer than the 2 s default.

@@ -24,37 +24,74 @@ extension DiskCache {
         return descriptor
     }
 
-    /// Rebuilds the index from the directory: `stat` of each entry file, no reads of their contents.
+    /// Builds the index from the snapshot a clean close left (see `DiskCache+Snapshot.swift`), or else
+    /// rebuilds it from the directory: `fstatat` of each entry file, no reads of their contents.
     ///
-    /// Temporary files left by a crash are removed; unknown files are ignored. If the files exceed
-    /// the size limit (it was lowered), least recently used ones are evicted.
+    /// Names are parsed straight from the directory stream into 16-byte `EntryName`s (no string per
+    /// file) and each file is `stat`ed relative to the open directory (no path per file). Temporary
+    /// files left by a crash are removed; unknown files are ignored. If the files exceed the size
+    /// limit (it was lowered), least recently used ones are evicted.
     func loadIndex() {
-        guard let names = try? POSIX.directoryNames(path) else { return }
-        var found: [(name: String, size: Int, lastAccess: Date, inode: UInt64)] = []
-        found.reserveCapacity(names.count)
-        for name in names {
-            if name.hasSuffix(Self.temporarySuffix) {
-                unlink(filePath(name))
-                continue
+        let lock = lockDescriptor.withLock { $0 }
+        if let records = readSnapshot(lock: lock) {
+            adopt(records)
+            return
+        }
+        guard let stream = opendir(path) else { return }
+        defer { closedir(stream) }
+        let directory = dirfd(stream)
+        var found: [ScannedFile] = []
+        while let item = readdir(stream) {
+            withUnsafeBytes(of: item.pointee.d_name) { raw in
+                let cName = raw.bindMemory(to: CChar.self).baseAddress!
+                let bytes = UnsafeRawBufferPointer(start: raw.baseAddress, count: strlen(cName))
+                guard let name = EntryName(fileName: bytes) else {
+                    if bytes.count > 4, bytes.suffix(4).elementsEqual(Self.temporarySuffix.utf8) {
+                        unlinkat(directory, cName, 0)
+                    }
+                    return
+                }
+                var info = stat()
+                guard fstatat(directory, cName, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG
+                else { return }
+                let lastAccess = POSIX.modificationDate(info).timeIntervalSinceReferenceDate
+                found.append(
+                    ScannedFile(name: name, size: Int(info.st_size), lastAccess: lastAccess, inode: info.st_ino))
             }
-            guard Self.isEntryFileName(name), let info = POSIX.status(path: filePath(name)),
-                (info.st_mode & S_IFMT) == S_IFREG
-            else { continue }
-            found.append((name, Int(info.st_size), POSIX.modificationDate(info), UInt64(info.st_ino)))
         }
         found.sort { $0.lastAccess < $1.lastAccess }
         let lowWater = lowWaterMark
         let evicted = state.withLock { index -> [DiskIndex.Evicted] in
+            index.records.reserveCapacity(found.count)
             for file in found {
                 index._insert(
-                    file.name, size: file.size, lastAccess: file.lastAccess, expiry: .unknown, identity: nil,
-                    inode: file.inode
+                    file.name, size: file.size, lastAccess: Date(timeIntervalSinceReferenceDate: file.lastAccess),
+                    expiry: .unknown, identity: nil, inode: UInt64(file.inode)
                 )
             }
             guard index.totalBytes > configuration.sizeLimit else { return [] }
             return index._evict(downTo: lowWater)
         }
         deleteEvictedFiles(evicted)
+    }
+
+    /// Takes the records a snapshot held, evicting down to the low-water mark if over the limit.
+    private func adopt(_ records: DiskRecords) {
+        let lowWater = lowWaterMark
+        let evicted = state.withLock { index -> [DiskIndex.Evicted] in
+            index.records = records
+            index.isFromSnapshot = true
+            guard index.totalBytes > configuration.sizeLimit else { return [] }
+            return index._evict(downTo: lowWater)
+        }
+        deleteEvictedFiles(evicted)
+    }
+
+    private struct ScannedFile {
+        var name: EntryName
+        var size: Int
+        var lastAccess: Double
+        var inode: UInt
     }
 
     var lowWaterMark: Int {

@@ -12,11 +12,11 @@ extension DiskCache {
     /// removed stays indexed, and the first failure is thrown after the others were tried.
     func removeSelectedFiles(_ selection: EntrySelection) throws {
         // Decided under the lock from what the index knows; only unknown files are read after.
-        let (selected, unknown) = state.withLock { index -> ([String], [String]) in
-            var selected: [String] = []
-            var unknown: [String] = []
-            for name in index.records.keysByRecency {
-                guard let identity = index.records.peekValue(forKey: name)?.identity else {
+        let (selected, unknown) = state.withLock { index -> ([EntryName], [EntryName]) in
+            var selected: [EntryName] = []
+            var unknown: [EntryName] = []
+            for name in index.records.namesByRecency {
+                guard let identity = index.identities[name] else {
                     unknown.append(name)
                     continue
                 }
@@ -41,7 +41,7 @@ extension DiskCache {
 
     /// Reads the header of `name` (not its body) and records its expiry, key and partition in the
     /// index; nil if the file cannot be read or its header is damaged.
-    func learnHeader(_ name: String) -> (expiry: DiskIndex.Expiry, identity: DiskIndex.Identity)? {
+    func learnHeader(_ name: EntryName) -> (expiry: DiskIndex.Expiry, identity: DiskIndex.Identity)? {
         let descriptor = open(filePath(name), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { POSIX.closeDescriptor(descriptor) }

@@ -7,7 +7,7 @@ import Glibc
 extension DiskCache {
     /// Writes `entry` to a temporary file and renames it into place; runs on the write queue.
     func writeEntry(_ entry: CacheEntry, forKey key: CacheKey) throws {
-        let name = Self.fileName(for: key)
+        let name = EntryName(key: key)
         let header = EntryFile.encodeHeader(key: key, entry: entry)
         let fileSize = header.count + entry.data.count
         guard fileSize <= configuration.sizeLimit else {
@@ -63,7 +63,7 @@ extension DiskCache {
 
     /// Removes the file `name`, then its record; a missing file is not an error. A file that cannot
     /// be removed keeps its record, so the index still agrees with the disk.
-    func removeFile(named name: String) throws {
+    func removeFile(named name: EntryName) throws {
         if unlink(filePath(name)) != 0, errno != ENOENT {
             throw AssetsError.removeFailed(path: filePath(name), reason: errnoDescription())
         }
@@ -89,16 +89,18 @@ extension DiskCache {
             throw AssetsError.removeFailed(path: path, reason: error.description)
         }
         var failures: [String] = []
-        for name in names where Self.isEntryFileName(name) || name.hasSuffix(Self.temporarySuffix) {
-            if unlink(filePath(name)) == 0 || errno == ENOENT {
-                _ = state.withLock { $0._remove(name) }
+        for fileName in names {
+            let name = EntryName(fileName: fileName)
+            guard name != nil || fileName.hasSuffix(Self.temporarySuffix) else { continue }
+            if unlink(path + "/" + fileName) == 0 || errno == ENOENT {
+                if let name { _ = state.withLock { $0._remove(name) } }
             } else {
-                failures.append(name)
+                failures.append(fileName)
             }
         }
         guard let first = failures.first else { return }
         throw AssetsError.removeFailed(
-            path: filePath(first), reason: "\(failures.count) file(s) could not be removed: \(errnoDescription())"
+            path: path + "/" + first, reason: "\(failures.count) file(s) could not be removed: \(errnoDescription())"
         )
     }
 
@@ -106,8 +108,8 @@ extension DiskCache {
     func removeExpiredFiles() throws {
         let now = configuration.now()
         let candidates = state.withLock { index in
-            index.records.keysByRecency.compactMap { name -> (String, DiskIndex.Expiry)? in
-                guard let record = index.records.peekValue(forKey: name) else { return nil }
+            index.records.namesByRecency.compactMap { name -> (EntryName, DiskIndex.Expiry)? in
+                guard let record = index.records.record(for: name) else { return nil }
                 return record.expiry == .never ? nil : (name, record.expiry)
             }
         }

@@ -16,8 +16,10 @@ import Glibc
 /// - A write goes to a temporary file then `rename`s into place: a crash never exposes a torn entry.
 /// - The size limit holds after every write: a write that passes it evicts least recently used
 ///   files down to the low-water mark.
-/// - An in-memory index (size, last access) is rebuilt at open from `stat` of the files, without
-///   reading them; misses are answered from it without touching the disk. Last-access times stay
+/// - An in-memory index (size, last access; about 70 bytes an entry) is rebuilt at open from `stat`
+///   of the files, without reading them, or read from the snapshot a clean close of a large cache
+///   saved (`.index`, trusted only if nothing changed since: see `DiskCache+Snapshot.swift`); misses
+///   are answered from it without touching the disk. Last-access times stay
 ///   in memory (an `AccessTimeBatch`, shared with the SQLite backend) and are written to the files'
 ///   modification times lazily (in batches, and on `flushAccessTimes()` and deinit) — never a
 ///   write per read.
@@ -39,6 +41,10 @@ public final class DiskCache: CacheBackend {
         public var accessTimeBatchSize: Int
         /// The clock for expiry and last access; tests pass their own.
         public var now: @Sendable () -> Date
+        /// The number of entries from which `close()` saves the index to a snapshot file (`.index`),
+        /// so that the next open reads it instead of `stat`ing every file. Scanning a few thousand
+        /// files costs milliseconds; a million, seconds.
+        public var indexSnapshotMinimumCount: Int
 
         /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %.
         public init(
@@ -46,13 +52,15 @@ public final class DiskCache: CacheBackend {
             sizeLimit: Int = 512 << 20,
             lowWaterFraction: Double = 0.8,
             accessTimeBatchSize: Int = 256,
-            now: @escaping @Sendable () -> Date = Date.init
+            now: @escaping @Sendable () -> Date = Date.init,
+            indexSnapshotMinimumCount: Int = 2_048
         ) {
             self.directory = directory
             self.sizeLimit = max(0, sizeLimit)
             self.lowWaterFraction = lowWaterFraction.isNaN ? 0.8 : min(1, max(0, lowWaterFraction))
             self.accessTimeBatchSize = max(1, accessTimeBatchSize)
             self.now = now
+            self.indexSnapshotMinimumCount = max(0, indexSnapshotMinimumCount)
         }
     }
 
@@ -83,6 +91,8 @@ public final class DiskCache: CacheBackend {
     public var byteLimit: Int? { configuration.sizeLimit }
 
     let path: String
+    /// The directory's path and a slash, as bytes: the start of every entry file's path.
+    let pathPrefix: [UInt8]
     /// The lock file's descriptor; -1 once closed.
     let lockDescriptor: Mutex<Int32>
     let state: Mutex<DiskIndex>
@@ -93,14 +103,16 @@ public final class DiskCache: CacheBackend {
 
     /// Opens (creating if needed) the cache in `configuration.directory`.
     ///
-    /// Opening lists the directory and `stat`s each entry file (no file is read): about a
-    /// millisecond per thousand entries.
+    /// Opening reads the index snapshot the last clean `close()` left (large caches), or else lists
+    /// the directory and `stat`s each entry file (no entry file is read): about a millisecond per
+    /// thousand entries with a warm page cache.
     ///
     /// - Throws: `AssetsError.directoryUnavailable` if the directory cannot be created or written,
     ///   `AssetsError.directoryLocked` if another `DiskCache` owns it.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         self.path = configuration.directory.standardizedFileURL.path
+        self.pathPrefix = Array((path + "/").utf8)
         self.state = Mutex(DiskIndex(accessTimeBatchSize: configuration.accessTimeBatchSize))
         self.lockDescriptor = Mutex(try Self.openAndLock(directory: path))
         // Built here rather than on a queue, so no read ever waits for it on a pool thread.
@@ -116,7 +128,8 @@ public final class DiskCache: CacheBackend {
         releaseLock()
     }
 
-    /// Saves last-access times and releases the directory; later calls throw `AssetsError.closed`.
+    /// Saves last-access times (and, for a large cache, the index snapshot) and releases the
+    /// directory; later calls throw `AssetsError.closed`.
     ///
     /// Deinit does the same; call this when another instance must open the directory right away.
     public func close() async {
@@ -137,7 +150,7 @@ public final class DiskCache: CacheBackend {
 
     /// Removes the file for `key`.
     public func removeEntry(forKey key: CacheKey) async throws {
-        try await onQueue(writeQueue) { [self] in try removeFile(named: Self.fileName(for: key)) }
+        try await onQueue(writeQueue) { [self] in try removeFile(named: EntryName(key: key)) }
     }
 
     /// Removes the entries `selection` takes, from the index and the files' headers (never their bodies).
@@ -168,17 +181,24 @@ public final class DiskCache: CacheBackend {
     // MARK: Internals shared by the extensions
 
     /// The file name for `key`: 32 hex digits of two XXH64 hashes (the key itself is in the file).
-    static func fileName(for key: CacheKey) -> String {
-        let high = XXHash64.hash(key.rawValue, seed: 0)
-        let low = XXHash64.hash(key.rawValue, seed: 0x9E37_79B9_7F4A_7C15)
-        return hex(high) + hex(low)
-    }
+    static func fileName(for key: CacheKey) -> String { EntryName(key: key).description }
 
-    static func isEntryFileName(_ name: String) -> Bool {
-        name.utf8.count == 32 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
+    static func isEntryFileName(_ name: String) -> Bool { EntryName(fileName: name) != nil }
 
-    func filePath(_ name: String) -> String { path + "/" + name }
+    func filePath(_ name: EntryName) -> String { path + "/" + name.description }
+
+    /// Calls `body` with the NUL-terminated path of `name`'s file, built on the stack: a hit
+    /// allocates no path string.
+    func withFilePath<T>(_ name: EntryName, _ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
+        try pathPrefix.withUnsafeBytes { prefix in
+            try withUnsafeTemporaryAllocation(byteCount: prefix.count + 33, alignment: 1) { buffer in
+                buffer.copyMemory(from: prefix)
+                name.writeDigits(into: UnsafeMutableRawBufferPointer(rebasing: buffer[prefix.count...]))
+                buffer[prefix.count + 32] = 0
+                return try body(buffer.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+        }
+    }
 
     func snapshot() -> CacheStatistics {
         state.withLock { index in
@@ -196,7 +216,8 @@ public final class DiskCache: CacheBackend {
             state.withLock { index in
                 index.records._checkInvariants()
                 precondition(index.totalBytes <= configuration.sizeLimit, "disk cache over its size limit")
-                precondition(index.unsavedAccess.pending.keys.allSatisfy { index.records.peekValue(forKey: $0) != nil })
+                precondition(index.unsavedAccess.pending.keys.allSatisfy { index.records.record(for: $0) != nil })
+                precondition(index.identities.keys.allSatisfy { index.records.record(for: $0) != nil })
             }
         }
     }
@@ -215,17 +236,23 @@ public final class DiskCache: CacheBackend {
         }
     }
 
+    /// Whether `close()` (or deinit) has released the directory; work queued before then must not
+    /// touch it any more, since another instance may own it now.
+    var isClosed: Bool { lockDescriptor.withLock { $0 < 0 } }
+
     private func releaseLock() {
-        guard lockDescriptor.withLock({ $0 >= 0 }) else { return }
+        let descriptor = lockDescriptor.withLock { $0 }
+        guard descriptor >= 0 else { return }
         saveAccessTimes()
+        saveSnapshot(lock: descriptor)
         lockDescriptor.withLock { descriptor in
+            // Unlocked before closing: the lock belongs to the open file description, which a child
+            // process this process is starting (between its fork and exec) shares; closing our
+            // descriptor alone would leave the directory locked until that child's exec.
+            flock(descriptor, LOCK_UN)
             POSIX.closeDescriptor(descriptor)
             descriptor = -1
         }
     }
 
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
 }

@@ -12,6 +12,23 @@ struct DiskIndex {
         case at(Date)
 
         init(_ date: Date?) { self = date.map { .at($0) } ?? .never }
+
+        /// An expiry from its stored form: seconds since the reference date, NaN when unknown,
+        /// +infinity when never.
+        init(storedSeconds seconds: Double) {
+            self =
+                seconds.isNaN
+                ? .unknown : seconds == .infinity ? .never : .at(Date(timeIntervalSinceReferenceDate: seconds))
+        }
+
+        /// The stored form (see `init(storedSeconds:)`).
+        var storedSeconds: Double {
+            switch self {
+            case .unknown: return .nan
+            case .never: return .infinity
+            case .at(let date): return date.timeIntervalSinceReferenceDate
+            }
+        }
     }
 
     /// An entry's key and partition, learnt from its header when it is written or read, or when a
@@ -21,82 +38,80 @@ struct DiskIndex {
         var partition: LRUCacheType?
     }
 
-    struct Record {
-        var size: Int
-        var lastAccess: Date
-        var expiry: Expiry
-        var identity: Identity?
-        /// The inode of the file the record describes; a reader that opened an older file (replaced
-        /// since) must not write its findings onto this record.
-        var inode: UInt64
-        /// Whether a read verified this file's whole-body checksum. Files are only ever replaced
-        /// (a new inode and record), never changed in place, so later reads of the same file check
-        /// the header and key but not the whole body.
-        var isVerified: Bool
-    }
+    typealias Record = DiskRecords.Record
 
-    /// File names (hashes of keys) by recency; each record's cost is its file size.
-    var records = LRUList<String, Record>()
+    /// File names (hashes of keys) by recency, with what is known of each file.
+    var records = DiskRecords()
+    /// The key and partition of the files whose header was written or read since open. Kept apart
+    /// from the records: after a restart no file's identity is known, and the records stay small.
+    var identities: [EntryName: Identity] = [:]
     /// Last-access times not yet written to the files' modification times.
-    var unsavedAccess: AccessTimeBatch<String>
+    var unsavedAccess: AccessTimeBatch<EntryName>
     var statistics = CacheStatistics()
+    /// Whether open read the records from the snapshot a clean close left (else it scanned).
+    var isFromSnapshot = false
 
     init(accessTimeBatchSize: Int) {
         unsavedAccess = AccessTimeBatch(threshold: accessTimeBatchSize)
     }
 
-    var totalBytes: Int { records.totalCost }
+    var totalBytes: Int { records.totalSize }
 
     mutating func _insert(
-        _ name: String, size: Int, lastAccess: Date, expiry: Expiry, identity: Identity?, inode: UInt64
+        _ name: EntryName, size: Int, lastAccess: Date, expiry: Expiry, identity: Identity?, inode: UInt64
     ) {
-        let record = Record(
-            size: size, lastAccess: lastAccess, expiry: expiry, identity: identity, inode: inode, isVerified: false
-        )
-        records.setValue(record, forKey: name, cost: size)
+        let record = Record(size: size, lastAccess: lastAccess, expiry: expiry, inode: inode, isVerified: false)
+        records.set(record, for: name)
+        identities[name] = identity
         unsavedAccess.forget(name)
     }
 
     /// Marks `name` used at `date` after a verified read of the file with `inode`; returns true if
     /// a batch of access times is now due to be saved (false too if the index no longer describes
     /// that file).
-    mutating func _touch(_ name: String, at date: Date, expiry: Expiry, identity: Identity, inode: UInt64) -> Bool {
-        guard var record = records.value(forKey: name), record.inode == inode else { return false }
+    mutating func _touch(
+        _ name: EntryName, at date: Date, expiry: Expiry, identity: @autoclosure () -> Identity, inode: UInt64
+    ) -> Bool {
+        guard var record = records.record(for: name), record.inode == inode else { return false }
         record.lastAccess = date
         record.expiry = expiry
-        record.identity = identity
         record.isVerified = true
-        records.setValue(record, forKey: name, cost: record.size)
+        records.set(record, for: name)
+        // The same file (inode) has the same key and partition: learnt once.
+        if identities[name] == nil { identities[name] = identity() }
         return unsavedAccess.record(name, at: date)
     }
 
     /// Records what a header read taught about `name`, if the index still describes that file.
-    mutating func _learn(_ name: String, expiry: Expiry, identity: Identity?, inode: UInt64) {
-        guard var record = records.peekValue(forKey: name), record.inode == inode else { return }
+    mutating func _learn(_ name: EntryName, expiry: Expiry, identity: Identity?, inode: UInt64) {
+        guard var record = records.record(for: name), record.inode == inode else { return }
         record.expiry = expiry
-        record.identity = identity
+        identities[name] = identity
         // In place: learning about a file is not a use of it.
-        records.replaceValueInPlace(record, forKey: name)
+        records.replaceInPlace(record, for: name)
     }
 
-    mutating func _remove(_ name: String) -> Record? {
+    mutating func _remove(_ name: EntryName) -> Record? {
         unsavedAccess.forget(name)
-        return records.removeValue(forKey: name)?.value
+        identities[name] = nil
+        return records.remove(name)
     }
 
     /// A record the index evicted, kept until its file is deleted.
     struct Evicted {
-        var name: String
+        var name: EntryName
         var record: Record
+        var identity: Identity?
     }
 
     /// Removes least recently used records until the total is at most `bytes`; returns them.
     mutating func _evict(downTo bytes: Int) -> [Evicted] {
         var evicted: [Evicted] = []
-        while records.totalCost > bytes, let oldest = records.removeLeastRecent() {
-            unsavedAccess.forget(oldest.key)
+        while records.totalSize > bytes, let oldest = records.removeLeastRecent() {
+            unsavedAccess.forget(oldest.name)
             statistics.evictions += 1
-            evicted.append(Evicted(name: oldest.key, record: oldest.value))
+            let identity = identities.removeValue(forKey: oldest.name)
+            evicted.append(Evicted(name: oldest.name, record: oldest.record, identity: identity))
         }
         return evicted
     }
@@ -104,7 +119,8 @@ struct DiskIndex {
     /// Puts back a record whose file could not be deleted, uncounted as an eviction. It goes in as
     /// the most recent, so the next sweep tries other files before this one again.
     mutating func _restore(_ file: Evicted) {
-        records.setValue(file.record, forKey: file.name, cost: file.record.size)
+        records.set(file.record, for: file.name)
+        identities[file.name] = file.identity
         statistics.evictions -= 1
     }
 }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The layout of one disk cache file: a header, then the entry's bytes.
 ///
 /// ```
@@ -118,7 +122,12 @@ enum EntryFile {
     }
 
     /// Decodes a complete header (`bytes` holds at least the declared header length).
-    static func decodeHeader(_ bytes: UnsafeRawBufferPointer, fileSize: Int) throws(Corruption) -> Header {
+    ///
+    /// With `expectedKey`, a file holding another key throws `keyMismatch`, and the key is compared
+    /// in place rather than decoded into a new string (a hit allocates no copy of its key).
+    static func decodeHeader(
+        _ bytes: UnsafeRawBufferPointer, fileSize: Int, expectedKey: String? = nil
+    ) throws(Corruption) -> Header {
         let (fixedLength, headerLength) = try declaredLayout(bytes)
         guard bytes.count >= headerLength else { throw .tooShort }
         let keyLength = Int(read(UInt32.self, bytes, 12))
@@ -138,7 +147,19 @@ enum EntryFile {
             defer { cursor += length }
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[cursor..<cursor + length]), as: UTF8.self)
         }
-        let key = string(keyLength)
+        let key: String
+        if var expected = expectedKey {
+            let stored = UnsafeRawBufferPointer(rebasing: bytes[cursor..<cursor + keyLength])
+            let matches = expected.withUTF8 { utf8 in
+                utf8.count == keyLength
+                    && (keyLength == 0 || memcmp(utf8.baseAddress!, stored.baseAddress!, keyLength) == 0)
+            }
+            guard matches else { throw .keyMismatch }
+            cursor += keyLength
+            key = expected
+        } else {
+            key = string(keyLength)
+        }
         let etag = string(etagLength)
         let lastModified = string(lastModifiedLength)
         let contentType = string(contentTypeLength)
