@@ -31,7 +31,10 @@ struct FuzzRegressionTests {
         "http-request-head": fuzzHTTPRequestHead,
         "proxy-path": fuzzVideoProxyPath,
         "resp-reply": fuzzRESPReply,
-        "disk-entry-file": fuzzDiskEntryFile,
+        "disk-entry-file": { data in
+            fuzzDiskEntryFile(data)
+            fuzzIndexSnapshot(data)
+        },
     ]
 
     static let regressions = URL(fileURLWithPath: #filePath)

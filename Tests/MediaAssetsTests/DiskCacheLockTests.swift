@@ -70,7 +70,7 @@ private final class ChildHoldingDescriptor {
         posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
         posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
         let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("cat"), nil]
-        defer { arguments.forEach { free($0) } }
+        defer { for argument in arguments { free(argument) } }
         let status = posix_spawnp(&pid, "cat", &actions, nil, arguments, environ)
         close(pipeEnds[0])
         guard status == 0 else {

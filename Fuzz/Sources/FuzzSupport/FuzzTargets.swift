@@ -80,9 +80,13 @@ public enum FuzzTargets {
     /// The RESP reply parser (whole and split in two) and the Redis entry decoder.
     public static let respReply = FuzzTarget(name: "resp-reply", seeds: ProtocolSeeds.respReply, parse: fuzzRESPReply)
 
-    /// The disk cache's entry-file header decoder and checksum check.
+    /// The disk cache's entry-file header decoder and checksum check, and its index snapshot reader.
     public static let diskEntryFile = FuzzTarget(
-        name: "disk-entry-file", seeds: ProtocolSeeds.diskEntryFile, parse: fuzzDiskEntryFile)
+        name: "disk-entry-file", seeds: ProtocolSeeds.diskEntryFile
+    ) { data in
+        fuzzDiskEntryFile(data)
+        fuzzIndexSnapshot(data)
+    }
 
     /// Reads the header, decodes, and decodes again scaled to `targetSize` (JPEG's DCT scaling) if given.
     static func decodeImage(_ data: Data, scaledTo targetSize: PixelSize?) {
