@@ -16,7 +16,8 @@ func runDiskBenchmarks(table: BenchmarkTable) async throws {
 // MARK: Disk
 
 private func runDiskHitBenchmarks(table: BenchmarkTable) async throws {
-    for (label, size) in [("16 KiB", 16 << 10), ("1 MiB", 1 << 20)] {
+    // Targets from issue 16: within 1.3x of a plain read at 16 KiB, 1.15x at 1 MiB.
+    for (label, size, target) in [("16 KiB", 16 << 10, 1.3), ("1 MiB", 1 << 20, 1.15)] {
         let directory = try makeScratchDirectory("disk-hit")
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = try DiskCache(directory: directory.appendingPathComponent("cache"), sizeLimit: 1 << 30)
@@ -35,7 +36,7 @@ private func runDiskHitBenchmarks(table: BenchmarkTable) async throws {
         let scale = 1e6 / Double(readsPerSample)
         table.add(
             "disk hit, \(label) entry", unit: "µs", median: hit * scale,
-            baseline: "Data(contentsOf:) of a plain file", baselineMedian: plain * scale, target: 1.3
+            baseline: "Data(contentsOf:) of a plain file", baselineMedian: plain * scale, target: target
         )
         if size < 100_000 {
             // What every read off the caller's executor pays before touching the file.
