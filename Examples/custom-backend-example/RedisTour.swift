@@ -42,15 +42,29 @@ enum RedisTour {
                     directory.appendingPathComponent("process-\(worker)").path,
                 ]
             ExampleRun.flushStandardOutput()
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                let pid = process.processIdentifier
-                print("process \(worker) (pid \(pid)) failed with status \(process.terminationStatus)")
+            let status = try await exitStatus(of: process)
+            guard status == 0 else {
+                print("process \(worker) (pid \(process.processIdentifier)) failed with status \(status)")
                 return 1
             }
         }
         return 0
+    }
+
+    /// Runs `process` and returns its exit status once it has exited.
+    ///
+    /// The exit arrives through `terminationHandler`, installed before `run()` so an early exit is not missed.
+    /// `waitUntilExit()` would block a thread of the cooperative pool, spinning its run loop until the exit.
+    static func exitStatus(of process: Process) async throws -> Int32 {
+        try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
     }
 
     /// One worker: fetches the image list through memory → disk → Redis and reports each source.

@@ -22,7 +22,7 @@ struct TwoProcessTests {
         defer { directory.remove() }
 
         // When the example runs its two workers against it
-        let output = try await Self.run(
+        let output = try await ChildProcess.run(
             try #require(Self.example), ["--redis", server.address, "--cache", directory.url.path])
 
         // Then the first fetched from its origin, the second from Redis with 0 origin requests
@@ -39,24 +39,15 @@ struct TwoProcessTests {
 
         // When the example runs its two workers against it, given every node as a seed
         let arguments = ["--redis-cluster", cluster.seeds.joined(separator: ","), "--cache", directory.url.path]
-        let output = try await Self.run(try #require(Self.example), arguments)
+        let output = try await ChildProcess.run(try #require(Self.example), arguments)
 
         // Then the second process is served from the cluster alone
         Self.expectSecondServedFromRedis(output)
     }
 
-    static func expectSecondServedFromRedis(_ output: (status: Int32, output: String)) {
+    static func expectSecondServedFromRedis(_ output: ChildProcess.Outcome) {
         #expect(output.status == 0, "\(output.output)")
         #expect(output.output.contains("process 1: 8 origin requests; images from origin 8"), "\(output.output)")
         #expect(output.output.contains("process 2: 0 origin requests; images from origin 0, memory 0, disk 0, redis 8"))
-    }
-
-    /// Runs the executable to its end on a dispatch thread (not the cooperative pool).
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try runToEnd(executable, arguments) })
-            }
-        }
     }
 }

@@ -15,7 +15,7 @@ struct SQLiteMultiProcessTests {
     static let keys = 40
 
     private func writeConcurrently(_ file: SQLiteTestFile, sizeLimit: Int, rounds: Int) async throws {
-        try await withThrowingTaskGroup(of: HelperProcess.Outcome.self) { group in
+        try await withThrowingTaskGroup(of: ChildProcess.Outcome.self) { group in
             for writer in 0..<Self.writers {
                 group.addTask {
                     try await HelperProcess.run(
@@ -32,7 +32,7 @@ struct SQLiteMultiProcessTests {
 
     private func verify(
         _ file: SQLiteTestFile, sizeLimit: Int, requireAll: Bool
-    ) async throws -> HelperProcess.Outcome {
+    ) async throws -> ChildProcess.Outcome {
         try await HelperProcess.run(
             "cache-writer",
             [

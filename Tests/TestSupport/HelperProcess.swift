@@ -16,31 +16,8 @@ public enum HelperProcess {
     public static let cacheWriterRequirement: Comment =
         "needs the cache-writer helper built beside the tests: swift build --build-tests (or --product cache-writer)"
 
-    /// What a finished process reported.
-    public struct Outcome: Sendable {
-        public var status: Int32
-        public var output: String
-    }
-
     /// Starts `name` with `arguments` and returns when it exits, with its exit status and output.
-    public static func run(_ name: String, _ arguments: [String]) async throws -> Outcome {
-        let process = Process()
-        process.executableURL = binDirectory.appendingPathComponent(name)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { finished in
-                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                continuation.resume(returning: Outcome(status: finished.terminationStatus, output: text))
-            }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+    public static func run(_ name: String, _ arguments: [String]) async throws -> ChildProcess.Outcome {
+        try await ChildProcess.run(binDirectory.appendingPathComponent(name), arguments)
     }
 }

@@ -37,13 +37,8 @@ public enum ImmutableFlag {
             }
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-        process.arguments = [immutable ? "+i" : "-i", url.path]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let chattr = URL(fileURLWithPath: "/usr/bin/chattr")
+        guard try ChildProcess.run(chattr, [immutable ? "+i" : "-i", url.path]).status == 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
         }
     }

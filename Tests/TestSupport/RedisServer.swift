@@ -14,7 +14,8 @@ import Glibc
 /// `@Test(.enabled(if: RedisServer.isInstalled, RedisServer.skipReason))`.
 public final class RedisServer: Sendable {
     /// Whether `redis-server` (and `redis-cli`, for clusters) are on the PATH.
-    public static let isInstalled = executable("redis-server") != nil && executable("redis-cli") != nil
+    public static let isInstalled =
+        ChildProcess.executable("redis-server") != nil && ChildProcess.executable("redis-cli") != nil
     /// Why Redis tests are skipped on this machine.
     public static let skipReason: Comment =
         "needs redis-server and redis-cli on PATH: apt-get install redis-server redis-tools"
@@ -24,7 +25,7 @@ public final class RedisServer: Sendable {
     /// The server's directory (configuration, log, cluster state).
     public let directory: TemporaryDirectory
     private let configuration: URL
-    private let processes = Mutex<(server: Process?, watchdog: Process?)>((nil, nil))
+    private let processes = Mutex<[(process: Process, exit: ProcessExit)]>([])
 
     /// The `redis://` address of the server.
     public var address: String { "redis://127.0.0.1:\(port)" }
@@ -74,10 +75,11 @@ public final class RedisServer: Sendable {
     /// Starts (or restarts, after `kill()`) the server on the same port and waits until it answers.
     public func launch() async throws {
         let server = Process()
-        server.executableURL = Self.executable("redis-server")
+        server.executableURL = ChildProcess.executable("redis-server")
         server.arguments = [configuration.path]
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
+        let serverExit = ProcessExit(of: server)
         try server.run()
         let watchdog = Process()
         watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -88,27 +90,28 @@ public final class RedisServer: Sendable {
         ]
         watchdog.standardOutput = FileHandle.nullDevice
         watchdog.standardError = FileHandle.nullDevice
+        let watchdogExit = ProcessExit(of: watchdog)
         try watchdog.run()
-        processes.withLock { $0 = (server, watchdog) }
+        processes.withLock { $0 = [(server, serverExit), (watchdog, watchdogExit)] }
         let port = self.port
         try await waitUntil("redis-server answers PING on port \(port)", timeout: .seconds(30)) {
-            guard server.isRunning else { return true }
+            guard !serverExit.hasExited else { return true }
             // A server with a password answers NOAUTH: it is up all the same.
             let answer = (try? Self.cli(port: port, ["PING"])) ?? ""
             return answer.contains("PONG") || answer.contains("NOAUTH")
         }
-        guard server.isRunning else { throw ServerExited(port: port) }
+        guard !serverExit.hasExited else { throw ServerExited(port: port) }
     }
 
     /// Kills the server at once (SIGKILL), as a crash would, and waits for it to be gone.
     public func kill() {
-        let (server, watchdog) = processes.withLock { processes in
-            defer { processes = (nil, nil) }
+        let running = processes.withLock { processes in
+            defer { processes = [] }
             return processes
         }
-        for process in [server, watchdog].compactMap({ $0 }) where process.isRunning {
+        for (process, exit) in running where !exit.hasExited {
             Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            exit.wait()
         }
     }
 
@@ -122,8 +125,8 @@ public final class RedisServer: Sendable {
     public func cli(_ arguments: [String]) throws -> String { try Self.cli(port: port, arguments) }
 
     static func cli(port: Int, _ arguments: [String]) throws -> String {
-        let path = executable("redis-cli") ?? URL(fileURLWithPath: "/usr/bin/redis-cli")
-        return try runToEnd(path, ["-h", "127.0.0.1", "-p", String(port)] + arguments).output
+        let path = ChildProcess.executable("redis-cli") ?? URL(fileURLWithPath: "/usr/bin/redis-cli")
+        return try ChildProcess.run(path, ["-h", "127.0.0.1", "-p", String(port)] + arguments).output
     }
 
     /// A loopback port nothing listens on now (and, for a cluster node, its bus port + 10000 too).
@@ -149,27 +152,4 @@ public final class RedisServer: Sendable {
             }
         }
     }
-
-    static func executable(_ name: String) -> URL? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return nil
-    }
-}
-
-/// Runs `executable` to its end and returns its status and its standard output and error together.
-public func runToEnd(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }

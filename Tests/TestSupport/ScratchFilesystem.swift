@@ -55,14 +55,11 @@ public struct ScratchFilesystem: Sendable {
     }
 
     private static func run(_ tool: String, _ arguments: String...) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(tool) \(arguments) failed"])
+        let outcome = try ChildProcess.run(URL(fileURLWithPath: tool), arguments)
+        guard outcome.status == 0 else {
+            throw CocoaError(
+                .fileWriteUnknown,
+                userInfo: [NSLocalizedDescriptionKey: "\(tool) \(arguments) failed: \(outcome.output)"])
         }
     }
 }

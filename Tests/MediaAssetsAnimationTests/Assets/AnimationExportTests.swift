@@ -10,14 +10,8 @@ import Testing
 struct AnimationExportTests {
     /// The pinned python-lottie of `.ci/run` (`pip install lottie==0.7.2`).
     static let pythonLottieAvailable: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import lottie.importers.dot_lottie"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        let python = ["python3", "-c", "import lottie.importers.dot_lottie"]
+        return (try? ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), python))?.status == 0
     }()
 
     /// An origin serving an animation with two external PNGs and one embedded image.
@@ -101,17 +95,13 @@ struct AnimationExportTests {
             images = [a for a in animation.assets if isinstance(a, assets.Image)]
             print(len(animation.layers), len(images), sum(1 for a in images if a.is_embedded), animation.width)
             """
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, file.path]
-        process.standardOutput = output
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let env = URL(fileURLWithPath: "/usr/bin/env")
+        let python = try await ChildProcess.run(env, ["python3", "-c", script, file.path])
 
         // Then it sees three layers and three embedded images
-        #expect(process.terminationStatus == 0)
-        #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == "3 3 3 64")
+        #expect(python.status == 0, "\(python.output)")
+        // (the printed line is the last one; a warning python writes to standard error comes before it)
+        let printed = python.output.split(separator: "\n").last { !$0.isEmpty }
+        #expect(printed == "3 3 3 64", "\(python.output)")
     }
 }
