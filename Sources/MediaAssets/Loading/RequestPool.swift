@@ -134,7 +134,9 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                 }
             }
         } onCancel: {
-            if let id = joined.withLock({ $0 }) { leave(flightID: id, waiterID: waiterID) }
+            // Read under the pool's lock, which the body holds from its cancellation check until it has
+            // set `joined`: either the body saw the cancellation, or this sees the flight it joined.
+            if let id = state.withLock({ _ in joined.withLock { $0 } }) { leave(flightID: id, waiterID: waiterID) }
         }
     }
 
