@@ -28,6 +28,14 @@ public final class VideoProxy: Sendable {
     public let hls: HLSUtil
     /// The server core; its request log shows what players asked for.
     public let server = SampleOrigin()
+    /// The answers being worked out, so `stop()` can cancel them instead of waiting for their fetches.
+    private let answers = Mutex(Answers())
+
+    private struct Answers {
+        var tasks: [UInt64: Task<Void, Never>] = [:]
+        var nextID: UInt64 = 0
+        var isStopping = false
+    }
 
     /// Creates a stopped proxy over `video` and `hls`; at most `maximumConnections` are served at once.
     public init(video: VideoUtil, hls: HLSUtil, maximumConnections: Int = 64) {
@@ -44,8 +52,17 @@ public final class VideoProxy: Sendable {
         try server.start()
     }
 
-    /// Stops serving: closes every connection and joins every thread.
-    public func stop() { server.stop() }
+    /// Stops serving: cancels the answers under way (their origin fetches with them), closes every
+    /// connection and joins every thread.
+    public func stop() {
+        let running = answers.withLock { answers in
+            answers.isStopping = true
+            return Array(answers.tasks.values)
+        }
+        for task in running { task.cancel() }
+        server.stop()
+        answers.withLock { $0.isStopping = false }
+    }
 
     /// The listening port, or 0 while stopped.
     public var port: Int { server.port }
@@ -61,15 +78,24 @@ public final class VideoProxy: Sendable {
     }
 
     /// Runs the async answer on the connection's own thread (each connection has one; blocking it is fine).
+    /// The answer's task is registered for `stop()`, which cancels it; one started while stopping is
+    /// cancelled at once.
     private func respondBlocking(to request: SampleOrigin.HandledRequest) -> SampleOrigin.HandledResponse {
         let result = Mutex<SampleOrigin.HandledResponse?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        let task = Task {
             let response = await respond(to: request)
             result.withLock { $0 = response }
             done.signal()
         }
+        let (id, isStopping) = answers.withLock { answers in
+            answers.nextID += 1
+            answers.tasks[answers.nextID] = task
+            return (answers.nextID, answers.isStopping)
+        }
+        if isStopping { task.cancel() }
         done.wait()
+        answers.withLock { _ = $0.tasks.removeValue(forKey: id) }
         return result.withLock { $0 } ?? .text(status: 500, "no response")
     }
 

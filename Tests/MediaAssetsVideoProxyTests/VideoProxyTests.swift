@@ -3,6 +3,7 @@ import MediaAssets
 import MediaAssetsVideo
 import MediaAssetsVideoProxy
 import SampleOrigin
+import Synchronization
 import TestSupport
 import Testing
 
@@ -122,6 +123,29 @@ struct ProxyFixture {
         }
     }
 
+    @Test func stopCancelsTheAnswersWaitingOnTheOriginInsteadOfWaitingForThem() async throws {
+        // Given a player's request that the proxy answers from an origin holding it at a gate
+        let fixture = try ProxyFixture()
+        defer { fixture.tearDown() }
+        let url = fixture.environment.serve("/held.mp4", Data(count: 200_000), behavior: .init(gated: true))
+        let proxied = fixture.proxy.proxyURL(for: url)
+        let player = Task { try? await fixture.get(proxied, range: "bytes=0-99") }
+        try await fixture.origin.waitForInFlight(path: "/held.mp4", count: 1)
+
+        // When the proxy stops (on a thread of its own: stop() blocks until its connections end)
+        let proxy = fixture.proxy
+        let stopped = Flag()
+        Thread.detachNewThread {
+            proxy.stop()
+            stopped.set()
+        }
+
+        // Then it returns while the origin still holds the request at its gate, and the player is answered
+        try await waitUntil("stop() to return with the origin's gate still closed") { stopped.isSet }
+        #expect(fixture.origin.requests(for: "/held.mp4").contains { !$0.isFinished })
+        _ = await player.value
+    }
+
     @Test(arguments: ["/nothing", "/p/%%%/x.mp4", "/p/bm90IGEgdXJs/x.mp4", "/s/aHR0cDovLw/x.ts", "/x/aGVsbG8/y"])
     func malformedProxyPathsAre400(path: String) async throws {
         // Given a running proxy
@@ -165,4 +189,11 @@ struct ProxyFixture {
         // Then nothing crashed, and an unmutated path still parses to a working URL
         #expect(proxied.lastPathComponent == "b.mp4")
     }
+}
+
+/// A flag one thread sets and another polls.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }
