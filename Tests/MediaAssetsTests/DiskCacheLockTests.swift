@@ -54,29 +54,46 @@ struct DiskCacheLockTests {
 /// A `cat` child process with `descriptor` inherited as its descriptor 3 and a pipe as its input;
 /// `finish()` closes the pipe, so it exits, and reaps it.
 private final class ChildHoldingDescriptor {
-    private var pid: pid_t = 0
+    private let pid: pid_t
     private let input: Int32
 
     init(_ descriptor: Int32) throws {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw POSIXError(.EIO) }
-        // Close-on-exec, so children that other tests start meanwhile do not keep the pipe open.
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        input = pipeEnds[1]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
-        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("cat"), nil]
-        defer { for argument in arguments { free(argument) } }
-        let status = posix_spawnp(&pid, "cat", &actions, nil, arguments, environ)
-        close(pipeEnds[0])
-        guard status == 0 else {
-            close(input)
-            throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO)
+        // Under the test support's spawn lock, and with every other descriptor closed in the child: a
+        // `cat` holding another test's pipe or a program's exit socket would stall that test until it ends.
+        (pid, input) = try ChildProcess.withSpawnLock { () throws -> (pid_t, Int32) in
+            var pipeEnds: [Int32] = [0, 0]
+            guard pipe(&pipeEnds) == 0 else { throw POSIXError(.EIO) }
+            // Close-on-exec, so children that other tests start later do not keep the pipe open.
+            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
+            guard Self.closeFrom(4, &actions) == 0 else {
+                for end in pipeEnds { close(end) }
+                throw POSIXError(.ENOSYS)
+            }
+            let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("cat"), nil]
+            defer { for argument in arguments { free(argument) } }
+            var pid: pid_t = 0
+            let status = posix_spawnp(&pid, "cat", &actions, nil, arguments, environ)
+            close(pipeEnds[0])
+            guard status == 0 else {
+                close(pipeEnds[1])
+                throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO)
+            }
+            return (pid, pipeEnds[1])
         }
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does
+    /// not import: closes every descriptor from `lowest` up in the child. Returns its result, or ENOSYS.
+    private static func closeFrom(_ lowest: Int32, _ actions: inout posix_spawn_file_actions_t) -> Int32 {
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else { return ENOSYS }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
     }
 
     func finish() {

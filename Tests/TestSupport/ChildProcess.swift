@@ -1,14 +1,21 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs other programs from the tests (`redis-cli`, `chattr`, `mount`, `python3`, the package's helper
-/// executables) and waits for their exit through `Process.terminationHandler`.
+/// executables) so that no wait on one can outlast it by much, nor block the cooperative pool for long.
 ///
-/// `Process.waitUntilExit()` is not used anywhere in the tests: on Linux it spins the calling thread's run
-/// loop until Foundation marks the process finished, and called from a thread of the cooperative pool in a
-/// busy test run it can miss the exit and park that thread for good. CI saw this as a ThreadSanitizer run
-/// that stopped making progress after about 50 s and was killed at its 15-minute limit. The termination
-/// handler is called on Foundation's own queue whatever the calling thread does, so a wait on it always ends.
+/// - Exits are observed through `Process.terminationHandler`, never `waitUntilExit()`, which spins the
+///   calling thread's run loop (a thread of the cooperative pool, in a test).
+/// - Every wait is bounded: past its timeout the program is killed and ``TimedOut`` names it.
+/// - Starts are serialised (``withSpawnLock(_:)``). On Linux, Foundation creates a program's pipes and its
+///   exit-notification socket without close-on-exec, and closes the descriptors below the highest one it
+///   saw in the child; a program started by another thread at the same moment could inherit them and keep
+///   the pipe from ending, or the exit from being noticed, for as long as it runs (a Redis server, for the
+///   whole test process).
 public enum ChildProcess {
     /// What a finished program reported.
     public struct Outcome: Sendable {
@@ -18,28 +25,68 @@ public enum ChildProcess {
         public var output: String
     }
 
+    /// A program that had not finished when its time was up; it was killed.
+    public struct TimedOut: Error, CustomStringConvertible {
+        /// The program and its arguments.
+        public var command: String
+        /// How long it was given.
+        public var timeout: Duration
+        public var description: String { "\(command) did not finish within \(timeout); it was killed" }
+    }
+
+    private static let spawnLock = Mutex(())
+
+    /// Runs `body` (which creates descriptors for a child and starts it) while no other test-support code
+    /// starts a program, so no other child inherits the descriptors in between.
+    public static func withSpawnLock<T>(_ body: () throws -> T) rethrows -> T {
+        try spawnLock.withLock { _ in try body() }
+    }
+
     /// Runs `executable` with `arguments` to its end, blocking the calling thread, and returns its status and
     /// output. For synchronous callers (a `defer`, a static `let`); async code uses the `async` overload.
-    public static func run(_ executable: URL, _ arguments: [String]) throws -> Outcome {
+    ///
+    /// - Throws: what `Process.run()` throws, or ``TimedOut`` after `timeout`.
+    public static func run(
+        _ executable: URL, _ arguments: [String], timeout: Duration = .seconds(120)
+    ) throws -> Outcome {
+        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000)
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
         let exit = ProcessExit(of: process)
-        try process.run()
-        // Read before waiting: a program that fills the pipe would otherwise never exit.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        return Outcome(status: exit.wait(), output: String(decoding: data, as: UTF8.self))
+        let output = try withSpawnLock { () throws -> Pipe in
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            return output
+        }
+        // Read on another thread while waiting for the exit: a program that fills the pipe waits for a reader.
+        let collected = Mutex(Data())
+        let readToEnd = DispatchSemaphore(value: 0)
+        let reading = output.fileHandleForReading
+        DispatchQueue.global().async {
+            let data = reading.readDataToEndOfFile()
+            collected.withLock { $0 = data }
+            readToEnd.signal()
+        }
+        guard let status = exit.wait(until: deadline), readToEnd.wait(timeout: deadline) == .success else {
+            kill(process.processIdentifier, SIGKILL)
+            throw TimedOut(command: ([executable.path] + arguments).joined(separator: " "), timeout: timeout)
+        }
+        return Outcome(status: status, output: String(decoding: collected.withLock { $0 }, as: UTF8.self))
     }
 
     /// Runs `executable` with `arguments` to its end on a thread outside the cooperative pool and returns its
     /// status and output.
-    public static func run(_ executable: URL, _ arguments: [String]) async throws -> Outcome {
+    ///
+    /// - Throws: what `Process.run()` throws, or ``TimedOut`` after `timeout`.
+    public static func run(
+        _ executable: URL, _ arguments: [String], timeout: Duration = .seconds(120)
+    ) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try run(executable, arguments) as Outcome })
+                continuation.resume(with: Result { try run(executable, arguments, timeout: timeout) as Outcome })
             }
         }
     }
@@ -73,11 +120,11 @@ public final class ProcessExit: Sendable {
     /// Whether the process has exited.
     public var hasExited: Bool { status.withLock { $0 != nil } }
 
-    /// Blocks until the process has exited and returns its status. Any number of callers may wait.
-    @discardableResult
-    public func wait() -> Int32 {
-        exited.wait()
+    /// Blocks until the process has exited or `deadline` has passed; returns its status, or `nil` at the
+    /// deadline. Any number of callers may wait.
+    public func wait(until deadline: DispatchTime) -> Int32? {
+        guard exited.wait(timeout: deadline) == .success else { return nil }
         exited.signal()
-        return status.withLock { $0 ?? -1 }
+        return status.withLock { $0 }
     }
 }

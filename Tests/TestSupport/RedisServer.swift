@@ -80,7 +80,7 @@ public final class RedisServer: Sendable {
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
         let serverExit = ProcessExit(of: server)
-        try server.run()
+        try ChildProcess.withSpawnLock { try server.run() }
         let watchdog = Process()
         watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
         watchdog.arguments = [
@@ -91,13 +91,13 @@ public final class RedisServer: Sendable {
         watchdog.standardOutput = FileHandle.nullDevice
         watchdog.standardError = FileHandle.nullDevice
         let watchdogExit = ProcessExit(of: watchdog)
-        try watchdog.run()
+        try ChildProcess.withSpawnLock { try watchdog.run() }
         processes.withLock { $0 = [(server, serverExit), (watchdog, watchdogExit)] }
         let port = self.port
         try await waitUntil("redis-server answers PING on port \(port)", timeout: .seconds(30)) {
             guard !serverExit.hasExited else { return true }
             // A server with a password answers NOAUTH: it is up all the same.
-            let answer = (try? Self.cli(port: port, ["PING"])) ?? ""
+            let answer = (try? await Self.cli(port: port, ["PING"])) ?? ""
             return answer.contains("PONG") || answer.contains("NOAUTH")
         }
         guard !serverExit.hasExited else { throw ServerExited(port: port) }
@@ -111,7 +111,7 @@ public final class RedisServer: Sendable {
         }
         for (process, exit) in running where !exit.hasExited {
             Glibc.kill(process.processIdentifier, SIGKILL)
-            exit.wait()
+            _ = exit.wait(until: .now() + .seconds(30))
         }
     }
 
@@ -125,8 +125,15 @@ public final class RedisServer: Sendable {
     public func cli(_ arguments: [String]) throws -> String { try Self.cli(port: port, arguments) }
 
     static func cli(port: Int, _ arguments: [String]) throws -> String {
-        let path = ChildProcess.executable("redis-cli") ?? URL(fileURLWithPath: "/usr/bin/redis-cli")
-        return try ChildProcess.run(path, ["-h", "127.0.0.1", "-p", String(port)] + arguments).output
+        try ChildProcess.run(cliPath, ["-h", "127.0.0.1", "-p", String(port)] + arguments).output
+    }
+
+    static func cli(port: Int, _ arguments: [String]) async throws -> String {
+        try await ChildProcess.run(cliPath, ["-h", "127.0.0.1", "-p", String(port)] + arguments).output
+    }
+
+    private static var cliPath: URL {
+        ChildProcess.executable("redis-cli") ?? URL(fileURLWithPath: "/usr/bin/redis-cli")
     }
 
     /// A loopback port nothing listens on now (and, for a cluster node, its bus port + 10000 too).

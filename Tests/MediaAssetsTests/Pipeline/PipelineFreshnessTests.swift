@@ -25,6 +25,9 @@ struct PipelineFreshnessTests {
         // When a second ask comes while the first download is under way, and that download finishes
         // before the second ask gets past its lookup
         async let second = manager.data(for: AssetRequest(url: url), storageType: .custom("gated"))
+        // Declared after `second`, so it runs before the scope awaits it: a failed wait below must not
+        // leave the second ask parked in the backend for good.
+        defer { backend.open() }
         try await waitUntil("the second ask joined or missed") {
             manager.fetchStatistics.joins == 1 || backend.heldCount == 1
         }
