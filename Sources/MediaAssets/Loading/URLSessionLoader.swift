@@ -64,17 +64,34 @@ public final class URLSessionLoader: DataLoading {
     }
 
     /// Loads `request` with a data task; cancelling the calling task cancels the data task.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled before the data task starts, the
+    ///   session's `URLError(.cancelled)` when it is cancelled during the transfer.
     public func load(
         _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?
     ) async throws -> DataResponse {
         let task = session.dataTask(with: request)
+        // A data task cancelled before `resume()` may never report its end, so the task is started and
+        // cancelled under one lock: the cancellation either comes first and it never starts, or comes after.
+        let start = Mutex((isStarted: false, isCancelled: false))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.begin(task, continuation: continuation, progress: progress, maxResponseSize: maxResponseSize)
-                task.resume()
+                let started = start.withLock { start -> Bool in
+                    guard !start.isCancelled else { return false }
+                    start.isStarted = true
+                    delegate.begin(
+                        task, continuation: continuation, progress: progress, maxResponseSize: maxResponseSize)
+                    task.resume()
+                    return true
+                }
+                if !started { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            task.cancel()
+            let started = start.withLock { start -> Bool in
+                start.isCancelled = true
+                return start.isStarted
+            }
+            if started { task.cancel() }
         }
     }
 }
@@ -115,7 +132,6 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     ) {
         let transfer = Transfer(continuation: continuation, progress: progress, maxResponseSize: maxResponseSize)
         tasks.withLock { $0[task.taskIdentifier] = transfer }
-        if Task.isCancelled { task.cancel() }
     }
 
     func urlSession(
