@@ -32,7 +32,7 @@ import Glibc
 /// Version 1 files, written before the RFC 5861 dates, are still read so that a cache survives the
 /// upgrade: their fixed part ends at offset 72, where the key begins, and they read with no stale
 /// dates. Stores always write version 2.
-enum EntryFile {
+enum EntryFile: LittleEndianFormat {
     static let magic: [UInt8] = Array("MADC".utf8)
     /// The version stores write.
     static let formatVersion: UInt16 = 2
@@ -200,15 +200,5 @@ enum EntryFile {
     /// A date as the Float64 bit pattern of its seconds since the reference date; NaN for none.
     private static func bitPattern(_ date: Date?) -> UInt64 {
         (date?.timeIntervalSinceReferenceDate ?? .nan).bitPattern
-    }
-
-    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
-    }
-
-    private static func read<T: FixedWidthInteger>(
-        _ type: T.Type, _ bytes: UnsafeRawBufferPointer, _ offset: Int
-    ) -> T {
-        T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 }

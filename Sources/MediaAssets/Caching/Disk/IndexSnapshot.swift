@@ -17,7 +17,7 @@ import Foundation
 /// All integers are little-endian. The snapshot is trusted only when the lock file holds the mark
 /// `close()` wrote after it (see `DiskCache+Snapshot.swift`); anything else, and any damage, means
 /// the directory is scanned as before, so a crash or a torn snapshot costs time, never correctness.
-enum IndexSnapshot {
+enum IndexSnapshot: LittleEndianFormat {
     static let fileName = ".index"
     static let magic: [UInt8] = Array("MADI".utf8)
     static let formatVersion: UInt16 = 1
@@ -81,16 +81,6 @@ enum IndexSnapshot {
             records.set(record, for: name)
         }
         return records
-    }
-
-    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
-    }
-
-    private static func read<T: FixedWidthInteger>(
-        _ type: T.Type, _ bytes: UnsafeRawBufferPointer, _ offset: Int
-    ) -> T {
-        T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 }
 
