@@ -51,6 +51,25 @@ struct DiskCacheLockTests {
     }
 }
 
+@Suite("The lock test's child process")
+struct ChildHoldingDescriptorTests {
+    @Test func theChildHoldsTheLockDescriptorAndNothingElseOfOurs() throws {
+        // Given a pipe such as Foundation makes for a program another test runs (not close-on-exec)
+        let unrelated = Pipe()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = try DiskCache(directory: directory.url)
+
+        // When the child that holds the cache's lock is started
+        let child = try ChildHoldingDescriptor(cache.lockDescriptor.withLock { $0 })
+        defer { child.finish() }
+
+        // Then it has its standard streams and the lock (3), and not the pipe: holding that pipe's write end
+        // would keep the other test's read of it from ending until this child exits
+        withExtendedLifetime(unrelated) { #expect(child.descriptors == [0, 1, 2, 3]) }
+    }
+}
+
 /// A `cat` child process with `descriptor` inherited as its descriptor 3 and a pipe as its input;
 /// `finish()` closes the pipe, so it exits, and reaps it.
 private final class ChildHoldingDescriptor {
@@ -94,6 +113,12 @@ private final class ChildHoldingDescriptor {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
         else { return ENOSYS }
         return unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
+    }
+
+    /// The descriptors open in the child, from `/proc/<pid>/fd`.
+    var descriptors: Set<Int32> {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return Set(entries.compactMap { Int32($0) })
     }
 
     func finish() {

@@ -49,7 +49,7 @@ public enum ChildProcess {
     public static func run(
         _ executable: URL, _ arguments: [String], timeout: Duration = .seconds(120)
     ) throws -> Outcome {
-        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds) * 1_000_000_000)
+        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout / .nanoseconds(1)))
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
