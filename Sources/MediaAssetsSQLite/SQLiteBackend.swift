@@ -33,7 +33,7 @@ import Glibc
 ///   untouched.
 /// - Several processes (or backends) may use one file at once, so workers on one machine share a
 ///   cache without a server: locks are held only for a transaction (others wait up to
-///   `Configuration.busyTimeout`), and a write first reads the count and size again if another
+///   `Configuration.busyTimeout`, also when several open a new file at the same moment), and a write first reads the count and size again if another
 ///   process has committed since, so eviction and statistics count every process's entries.
 /// - The database runs in WAL mode with `synchronous = NORMAL`: a crash keeps the file consistent
 ///   and may lose the last few writes, which a cache fetches again.

@@ -1,5 +1,6 @@
 import Foundation
 import MediaAssets
+import Synchronization
 import TestSupport
 import Testing
 
@@ -141,6 +142,37 @@ struct SQLiteOpeningTests {
         #expect(try await second.entry(forKey: "from-first") == nil)
         await first._checkInvariants()
         await second._checkInvariants()
+    }
+
+    @Test func backendsOpeningANewFileAtTheSameMomentAllOpen() async throws {
+        // Given fresh files, each opened by four backends at the same moment, as four processes
+        // starting together would (switching a new file to WAL is where they used to collide)
+        let opener = 4
+        for round in 0..<30 {
+            let file = try SQLiteTestFile()
+            defer { file.remove() }
+            let failures = Mutex<[String]>([])
+            let backends = Mutex<[SQLiteBackend]>([])
+            DispatchQueue.concurrentPerform(iterations: opener) { _ in
+                do {
+                    let backend = try file.open()
+                    backends.withLock { $0.append(backend) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+
+            // Then every one opens, and they share one cache
+            #expect(failures.withLock { $0 }.isEmpty, "round \(round): \(failures.withLock { $0 })")
+            let opened = backends.withLock { $0 }
+            guard let first = opened.first else { continue }
+            try await first.store(CacheEntry(data: payload(round, count: 100)), forKey: "shared")
+            for backend in opened {
+                #expect(try await backend.entry(forKey: "shared")?.data == payload(round, count: 100))
+                await backend._checkInvariants()
+                await backend.close()
+            }
+        }
     }
 
     @Test func directoryAtThePathCannotBeOpened() throws {

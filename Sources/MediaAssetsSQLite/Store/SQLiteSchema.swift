@@ -136,9 +136,11 @@ enum SQLiteSchema {
     /// new or older file is created or upgraded under the write lock after deciding again, so two
     /// processes opening a new file at the same moment create its schema once.
     ///
+    /// - Parameter busyTimeout: How long to wait for another connection's lock, here too where
+    ///   SQLite does not wait by itself (see `enableWriteAheadLogging`).
     /// - Throws: `SQLiteError.notADatabase`, `.foreignDatabase`, `.newerSchemaVersion` or `.locked`,
     ///   each before anything is written to the file.
-    static func prepare(_ connection: SQLiteConnection) throws {
+    static func prepare(_ connection: SQLiteConnection, busyTimeout: Duration) throws {
         // Only reads until the file is known to be ours (or empty).
         // One read transaction, so the header and the schema are read from one snapshot: another process
         // creating the schema meanwhile is seen before or after its commit, never half way.
@@ -158,7 +160,7 @@ enum SQLiteSchema {
             try connection.execute("PRAGMA page_size = 16384", operation: "set the page size")
         }
         try classifyingOpenErrors(connection) {
-            try connection.execute("PRAGMA journal_mode = WAL", operation: "enable write-ahead logging")
+            try enableWriteAheadLogging(connection, waitingUpTo: busyTimeout)
         }
         if found != .ours {
             try classifyingOpenErrors(connection) {
@@ -184,6 +186,32 @@ enum SQLiteSchema {
         // The store checkpoints and truncates the WAL itself (see SQLiteDiskBudget); this bounds it
         // when a checkpoint runs another way.
         try connection.execute("PRAGMA journal_size_limit = 4194304", operation: "limit the WAL size")
+    }
+
+    /// Switches the file to WAL (a no-op once it is: the mode is stored in the file).
+    ///
+    /// The switch rewrites the header from inside a read transaction. While another connection
+    /// reads, SQLite cannot wait for it there without risking a deadlock, so it fails with
+    /// `SQLITE_BUSY` at once instead of calling the busy handler. That happens only while a new
+    /// file is opened by several connections at the same moment (processes starting together), and
+    /// the reader is done in microseconds, so this waits here as the busy handler would, up to
+    /// `timeout`, with `sqlite3_sleep` pauses that double from 1 to 32 ms.
+    private static func enableWriteAheadLogging(
+        _ connection: SQLiteConnection, waitingUpTo timeout: Duration
+    ) throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var pauseMilliseconds: Int32 = 1
+        while true {
+            do {
+                return try connection.execute("PRAGMA journal_mode = WAL", operation: "enable write-ahead logging")
+            } catch SQLiteError.statementFailed(_, _, let code, _)
+                where code & 0xFF == SQLITE_BUSY && clock.now < deadline
+            {
+                sqlite3_sleep(pauseMilliseconds)
+                pauseMilliseconds = min(pauseMilliseconds * 2, 32)
+            }
+        }
     }
 
     private enum Contents: Equatable {

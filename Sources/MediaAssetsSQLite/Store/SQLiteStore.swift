@@ -118,7 +118,7 @@ final class SQLiteStore {
         unsavedAccess = AccessTimeBatch(threshold: configuration.accessTimeBatchSize)
         connection = try SQLiteConnection(path: path)
         connection.setBusyTimeout(configuration.busyTimeout)
-        try SQLiteSchema.prepare(connection)
+        try SQLiteSchema.prepare(connection, busyTimeout: configuration.busyTimeout)
         let pageSize = try connection.integers("PRAGMA page_size", operation: "read the page size").first ?? 4_096
         budget = SQLiteDiskBudget(
             sizeLimit: configuration.sizeLimit, lowWaterFraction: configuration.lowWaterFraction,
