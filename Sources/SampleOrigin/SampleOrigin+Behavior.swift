@@ -7,7 +7,7 @@ extension SampleOrigin {
     /// `latency`, then answer (failure, 404, or the resource with the body rules below).
     ///
     /// Body rules apply to answers that carry the resource's bytes (200 and 206):
-    /// `closeAfterBodyBytes`, `contentLengthOffset` and `throttle`.
+    /// `closeAfterBodyBytes`, `stallAfterBodyBytes`, `contentLengthOffset` and `throttle`.
     public struct Behavior: Sendable, Equatable {
         /// Sends the body in pieces with a pause between them, so a client can cancel mid-body.
         public struct Throttle: Sendable, Equatable {
@@ -33,6 +33,12 @@ extension SampleOrigin {
         public var retryAfter: Int?
         /// Sends only this many body bytes, then closes the connection (Content-Length stays truthful).
         public var closeAfterBodyBytes: Int?
+        /// Sends only this many body bytes, then sends nothing more until the client closes the connection
+        /// (logged as ``RequestRecord/clientClosedEarly``) or the origin stops: a transfer stalled mid-body.
+        ///
+        /// Unlike a throttle, whose body ends after a while, the body never completes: a test that cancels the
+        /// client mid-body can take as long as it needs without the transfer finishing first.
+        public var stallAfterBodyBytes: Int?
         /// Declares `Content-Length` as the true length plus this offset, sends the true body, then closes.
         public var contentLengthOffset: Int
         /// Answers every GET with 200 and the whole body, as a server without Range support does.
@@ -49,6 +55,7 @@ extension SampleOrigin {
             failStatus: Int = 500,
             retryAfter: Int? = nil,
             closeAfterBodyBytes: Int? = nil,
+            stallAfterBodyBytes: Int? = nil,
             contentLengthOffset: Int = 0,
             ignoreRange: Bool = false,
             throttle: Throttle? = nil,
@@ -59,6 +66,7 @@ extension SampleOrigin {
             self.failStatus = failStatus
             self.retryAfter = retryAfter
             self.closeAfterBodyBytes = closeAfterBodyBytes
+            self.stallAfterBodyBytes = stallAfterBodyBytes
             self.contentLengthOffset = contentLengthOffset
             self.ignoreRange = ignoreRange
             self.throttle = throttle

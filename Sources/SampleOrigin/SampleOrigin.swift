@@ -7,7 +7,8 @@ import Synchronization
 /// media client meets in the wild: keep-alive, `Range` (206/416), validators (`ETag`, `Last-Modified`,
 /// `If-None-Match`, `If-Modified-Since`, `If-Range`), `Cache-Control`, and per-path faults and timing set by
 /// ``Behavior`` (latency, failures with `Retry-After`, cut-off bodies, lying lengths, ignored ranges,
-/// throttled bodies and gates that hold requests until the test releases them).
+/// throttled bodies, bodies that stall until the client hangs up, and gates that hold requests until the test
+/// releases them).
 ///
 /// Every request is logged per path (``RequestRecord``) with in-flight and peak counters, and async
 /// `wait…` helpers let tests await a condition instead of sleeping:

@@ -157,6 +157,50 @@ struct BehaviorTests {
         #expect(record.bodyBytesSent < body.count)
     }
 
+    @Test("A stalled body sends its first bytes, then holds the rest until the client closes")
+    func stallUntilTheClientCloses() async throws {
+        // Given a body that stalls after 100,000 of its 256 KiB, and a client that has read those
+        let body = OriginTestSupport.payload(count: 256 << 10)
+        let origin = try OriginTestSupport.startedOrigin(["/stall": body])
+        defer { origin.stop() }
+        origin.setBehavior("/stall", .init(stallAfterBodyBytes: 100_000))
+        var client: RawHTTPConnection? = try RawHTTPConnection(port: origin.port)
+        client?.send("GET /stall HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let response = try #require(try client?.readResponse(firstBodyBytes: 100_000))
+        #expect(response.status == 200 && response.headers["content-length"] == "\(body.count)")
+        #expect(response.body == body.prefix(100_000))
+        #expect(origin.inFlight(for: "/stall") == 1)
+
+        // When the client hangs up
+        client = nil
+
+        // Then the origin logs it, with exactly the bytes before the stall sent
+        try await origin.waitUntilClientClosed(path: "/stall")
+        let record = try #require(origin.requests(for: "/stall").first)
+        #expect(record.clientClosedEarly && !record.bodyCompleted)
+        #expect(record.bodyBytesSent == 100_000)
+    }
+
+    @Test("stop ends a stalled body at once, and that is not logged as the client closing")
+    func stallEndsAtStop() async throws {
+        // Given a client holding a stalled body
+        let origin = try OriginTestSupport.startedOrigin(["/stall": OriginTestSupport.payload(count: 256 << 10)])
+        origin.setBehavior("/stall", .init(stallAfterBodyBytes: 0))
+        let client = try RawHTTPConnection(port: origin.port)
+        client.send("GET /stall HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(try client.readResponse(firstBodyBytes: 0).status == 200)
+
+        // When the origin stops
+        origin.stop()
+
+        // Then the request ends without the rest of its body, and every thread is joined
+        let record = try #require(origin.requests(for: "/stall").first)
+        #expect(record.isFinished && !record.bodyCompleted && !record.clientClosedEarly)
+        #expect(record.bodyBytesSent == 0)
+        #expect(origin.runningThreadCount == 0)
+        #expect(client.isClosedByServer())
+    }
+
     @Test("A gate holds requests until release; later requests wait again until the gate is removed")
     func gateAndRelease() async throws {
         // Given

@@ -15,6 +15,8 @@ struct ResponseWriter {
     private static let coalescedBodyLimit = 64 * 1024
     /// Large bodies go out in slices of this size straight from the `Data`'s buffer.
     private static let sliceSize = 1 << 20
+    /// How often a stalled body checks whether the client has hung up.
+    private static let stallCheckInterval = Duration.milliseconds(5)
 
     let fd: Int32
     /// Waits for a duration; returns `false` when the origin is stopping.
@@ -27,6 +29,7 @@ struct ResponseWriter {
         var sendLimit = bodyLength
         var closesAfter = !keepAlive
         var throttle: SampleOrigin.Behavior.Throttle?
+        var stallAt: Int?
         if plan.carriesResourceBody {
             if behavior.contentLengthOffset != 0 {
                 let (sum, overflow) = bodyLength.addingReportingOverflow(behavior.contentLengthOffset)
@@ -37,6 +40,7 @@ struct ResponseWriter {
                 sendLimit = max(0, cutOff)
                 closesAfter = true
             }
+            if let stall = behavior.stallAfterBodyBytes, stall < sendLimit { stallAt = max(0, stall) }
             throttle = behavior.throttle
         }
         var head = "HTTP/1.1 \(plan.status) \(ResponsePlan.reasonPhrase(for: plan.status))\r\n"
@@ -56,7 +60,7 @@ struct ResponseWriter {
         plan.body.withUnsafeBytes { whole in
             let start = plan.bodyRange.lowerBound
             let body = UnsafeRawBufferPointer(rebasing: whole[start..<(start + sendLimit)])
-            if throttle == nil, body.count <= Self.coalescedBodyLimit {
+            if throttle == nil, stallAt == nil, body.count <= Self.coalescedBodyLimit {
                 let sent = (headBytes + body).withUnsafeBytes { Socket.sendAll(fd, $0) }
                 outcome.clientClosedEarly = sent == .peerClosed
                 outcome.bodyBytesSent = sent == .sent ? body.count : 0
@@ -66,19 +70,34 @@ struct ResponseWriter {
                 outcome.clientClosedEarly = true
                 return
             }
-            outcome = sendBody(body, throttle: throttle)
+            outcome = sendBody(body, throttle: throttle, stallAt: stallAt)
         }
         outcome.bodyCompleted = outcome.bodyBytesSent == bodyLength
         outcome.connectionReusable = outcome.bodyCompleted && !closesAfter
         return outcome
     }
 
-    /// Sends the body in slices (or throttle pieces), watching for the client hanging up between pieces.
-    private func sendBody(_ body: UnsafeRawBufferPointer, throttle: SampleOrigin.Behavior.Throttle?) -> Outcome {
+    /// Sends the body in slices (or throttle pieces), watching for the client hanging up between pieces;
+    /// with `stallAt`, sends that many bytes and then only waits for the client to hang up.
+    private func sendBody(
+        _ body: UnsafeRawBufferPointer, throttle: SampleOrigin.Behavior.Throttle?, stallAt: Int?
+    ) -> Outcome {
         var outcome = Outcome()
         let pieceSize = throttle.map { max(1, $0.pieceSize) } ?? Self.sliceSize
+        // What goes out before the body ends or stalls.
+        let sendable = min(stallAt ?? body.count, body.count)
         var offset = 0
         while offset < body.count {
+            if offset == stallAt {
+                // Checked every few milliseconds; stop() ends the wait at once.
+                while pause(Self.stallCheckInterval) {
+                    if Socket.peerHasClosed(fd) {
+                        outcome.clientClosedEarly = true
+                        return outcome
+                    }
+                }
+                return outcome
+            }
             if let throttle, offset > 0 {
                 guard pause(throttle.delay) else { return outcome }
                 // A cancelled client is noticed here, not only when a later write fails.
@@ -87,7 +106,7 @@ struct ResponseWriter {
                     return outcome
                 }
             }
-            let end = offset + min(pieceSize, body.count - offset)
+            let end = min(offset + pieceSize, sendable)
             guard Socket.sendAll(fd, UnsafeRawBufferPointer(rebasing: body[offset..<end])) == .sent else {
                 outcome.clientClosedEarly = true
                 return outcome

@@ -68,12 +68,12 @@ struct CoalescingTests {
     }
 
     @Test func allAskersCancelledClosesTheConnectionAndStoresNothing() async throws {
-        // Given a slow body being downloaded by two askers
+        // Given a body that stalls after 1 MiB (it never completes), being downloaded by two askers
         let environment = try OriginEnvironment()
         defer { environment.tearDown() }
         let (origin, manager) = (environment.origin, environment.manager)
         origin.register("/slow.bin", data: testBytes(count: 4 << 20), contentType: "application/octet-stream")
-        origin.setBehavior("/slow.bin", .init(throttle: .init(pieceSize: 4_096, delay: .milliseconds(20))))
+        origin.setBehavior("/slow.bin", .init(stallAfterBodyBytes: 1 << 20))
         let request = AssetRequest(url: origin.url(for: "/slow.bin"))
         let askers = (0..<2).map { _ in Task { try await manager.data(for: request) } }
         try await waitUntil("one ask joined") { manager.fetchStatistics.joins == 1 }

@@ -65,6 +65,31 @@ final class RawHTTPConnection {
 
     /// Reads one response; the body is read by Content-Length, or to end of stream when `readToEnd`.
     func readResponse(readToEnd: Bool = false, expectBody: Bool = true) throws -> Response {
+        let (status, headers) = try readHead()
+        if readToEnd {
+            while fill() {}
+            defer { buffer = Data() }
+            return Response(status: status, headers: headers, body: buffer)
+        }
+        let length = expectBody ? (headers["content-length"].flatMap { Int($0) } ?? 0) : 0
+        return Response(status: status, headers: headers, body: readBody(length))
+    }
+
+    /// Reads one response head and the first `count` bytes of its body (fewer if the server closes first),
+    /// leaving the rest of the body unread: for a body that stalls.
+    func readResponse(firstBodyBytes count: Int) throws -> Response {
+        let (status, headers) = try readHead()
+        return Response(status: status, headers: headers, body: readBody(count))
+    }
+
+    private func readBody(_ length: Int) -> Data {
+        while buffer.count < length, fill() {}
+        let body = buffer.prefix(length)
+        buffer = Data(buffer.dropFirst(body.count))
+        return Data(body)
+    }
+
+    private func readHead() throws -> (status: Int, headers: [String: String]) {
         var headEnd = buffer.range(of: Data("\r\n\r\n".utf8))
         while headEnd == nil {
             guard fill() else { throw Failure.closedBeforeHead }
@@ -82,16 +107,7 @@ final class RawHTTPConnection {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
                 .trimmingCharacters(in: .whitespaces)
         }
-        if readToEnd {
-            while fill() {}
-            defer { buffer = Data() }
-            return Response(status: status, headers: headers, body: buffer)
-        }
-        let length = expectBody ? (headers["content-length"].flatMap { Int($0) } ?? 0) : 0
-        while buffer.count < length, fill() {}
-        let body = buffer.prefix(length)
-        buffer = Data(buffer.dropFirst(body.count))
-        return Response(status: status, headers: headers, body: Data(body))
+        return (status, headers)
     }
 
     /// Reads and counts bytes until the server closes; for large bodies without keeping them.
