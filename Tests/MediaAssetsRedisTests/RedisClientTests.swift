@@ -76,9 +76,11 @@ struct RedisClientTests {
     }
 
     @Test func thePoolIsBounded() async throws {
-        // Given a client with a pool of two connections
+        // Given a client with a pool of two connections; a command waits for a free one up to the read
+        // timeout, which is long here: this counts connections, and 62 waiters take turns under TSan
         let server = try await SharedRedisServer.get()
-        let client = RedisClient(endpoint: .tcp(host: "127.0.0.1", port: server.port), options: .init(poolSize: 2))
+        let options = RedisClientOptions(poolSize: 2, readTimeout: .seconds(60))
+        let client = RedisClient(endpoint: .tcp(host: "127.0.0.1", port: server.port), options: options)
 
         // When 64 commands run at once
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -89,7 +89,7 @@ struct RedisFaultTests {
         // Given a port nothing listens on
         let port = try RedisServer.freeLoopbackPort()
         let options = RedisClientOptions(
-            connectTimeout: .milliseconds(300), readTimeout: .milliseconds(300), initialBackoff: .seconds(30))
+            connectTimeout: .milliseconds(300), readTimeout: .milliseconds(300), initialBackoff: .seconds(3_600))
         let backend = RedisBackend(
             configuration: .init(servers: .single(.tcp(host: "127.0.0.1", port: port)), options: options))
 

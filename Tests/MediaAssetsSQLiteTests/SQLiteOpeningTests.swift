@@ -155,7 +155,8 @@ struct SQLiteOpeningTests {
             let backends = Mutex<[SQLiteBackend]>([])
             DispatchQueue.concurrentPerform(iterations: opener) { _ in
                 do {
-                    let backend = try file.open()
+                    // A long timeout: the one that creates the schema syncs the file while the others wait.
+                    let backend = try file.open(busyTimeout: .seconds(30))
                     backends.withLock { $0.append(backend) }
                 } catch {
                     failures.withLock { $0.append("\(error)") }

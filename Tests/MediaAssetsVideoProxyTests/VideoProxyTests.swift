@@ -32,6 +32,7 @@ struct ProxyFixture {
     func get(_ url: URL, range: String? = nil) async throws -> (status: Int, body: Data, response: HTTPURLResponse) {
         var request = URLRequest(url: url)
         request.cachePolicy = .reloadIgnoringLocalCacheData
+        request.timeoutInterval = 600  // a request the origin holds at a gate receives nothing for a while
         if let range { request.setValue(range, forHTTPHeaderField: "Range") }
         let (body, response) = try await URLSession.shared.data(for: request)
         let http = try #require(response as? HTTPURLResponse)

@@ -139,7 +139,9 @@ struct BehaviorTests {
         let body = OriginTestSupport.payload(count: 1 << 20)
         let origin = try OriginTestSupport.startedOrigin(["/slow": body])
         defer { origin.stop() }
-        origin.setBehavior("/slow", .init(throttle: .init(pieceSize: 2 * 1024, delay: .milliseconds(50))))
+        // The body stalls after 64 KiB, so it cannot end before the cancel however late the test's task runs.
+        let throttle = SampleOrigin.Behavior.Throttle(pieceSize: 2 * 1024, delay: .milliseconds(50))
+        origin.setBehavior("/slow", .init(stallAfterBodyBytes: 64 << 10, throttle: throttle))
         let session = OriginTestSupport.makeSession()
         defer { session.invalidateAndCancel() }
         let task = session.dataTask(with: origin.url(for: "/slow")) { _, _, _ in }

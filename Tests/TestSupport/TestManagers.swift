@@ -1,8 +1,15 @@
 import Foundation
 import MediaAssets
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 extension AssetsManager {
     /// A manager for tests: its disk cache in `directory`, fast retries, and an optional test clock.
+    ///
+    /// Without a `loader`, it loads through `URLSessionLoader.forTesting(maxResponseSize:)`.
     public static func forTesting(
         directory: TemporaryDirectory,
         clock: TestClock? = nil,
@@ -20,12 +27,31 @@ extension AssetsManager {
                 diskDirectory: directory.appending("disk-cache"),
                 diskSizeLimit: diskSizeLimit,
                 now: clock?.now ?? Date.init,
-                loader: loader,
+                loader: loader ?? URLSessionLoader.forTesting(maxResponseSize: maxResponseSize),
                 keyFactory: keyFactory,
                 retryPolicy: retryPolicy,
                 maxResponseSize: maxResponseSize,
                 staleIfError: staleIfError
             ))
+    }
+}
+
+extension URLSessionLoader {
+    private static let testLoaders = Mutex<[Int: URLSessionLoader]>([:])
+
+    /// A loader like the default one (one session per response limit, shared by every test manager), whose
+    /// session waits ten minutes rather than one for bytes: a request held at a test origin's gate receives
+    /// nothing until the test releases it, and under TSan a test's task can wait a long time for its turn.
+    public static func forTesting(maxResponseSize: Int) -> URLSessionLoader {
+        testLoaders.withLock { loaders in
+            if let loader = loaders[maxResponseSize] { return loader }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = 16
+            configuration.timeoutIntervalForRequest = 600
+            let loader = URLSessionLoader(configuration: configuration, maxResponseSize: maxResponseSize)
+            loaders[maxResponseSize] = loader
+            return loader
+        }
     }
 }
 

@@ -18,10 +18,13 @@ enum OriginTestSupport {
     }
 
     /// An ephemeral session that allows many connections per host and never caches.
+    ///
+    /// Its idle timeout is long: a request held at a gate receives nothing until the test releases it, and
+    /// a test's task can wait tens of seconds for a turn under TSan.
     static func makeSession() -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 64
-        configuration.timeoutIntervalForRequest = 30
+        configuration.timeoutIntervalForRequest = 600
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         return URLSession(configuration: configuration)

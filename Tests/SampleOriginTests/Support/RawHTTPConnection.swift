@@ -22,7 +22,7 @@ final class RawHTTPConnection {
     private let fd: Int32
     private var buffer = Data()
 
-    /// Connects to 127.0.0.1:`port`; reads give up after 10 seconds instead of hanging a test.
+    /// Connects to 127.0.0.1:`port`; reads give up after 60 seconds instead of hanging a test.
     init(port: Int) throws {
         fd = try Self.connectedSocket(port: port)
     }
@@ -45,7 +45,7 @@ final class RawHTTPConnection {
             close(fd)
             throw Failure.connectFailed(errno: code)
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return fd
     }
@@ -122,14 +122,18 @@ final class RawHTTPConnection {
         }
     }
 
-    /// Whether the server has closed the connection (a read returns end of stream).
+    /// Whether the server has closed the connection (a read returns end of stream or a reset, not a timeout).
     func isClosedByServer() -> Bool {
-        buffer.isEmpty && !fill()
+        buffer.isEmpty && !fill() && !lastReadTimedOut
     }
+
+    /// Whether the last read gave up at the receive timeout rather than seeing the end of the stream.
+    private var lastReadTimedOut = false
 
     private func fill() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        lastReadTimedOut = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
         guard count > 0 else { return false }
         buffer.append(contentsOf: chunk[0..<count])
         return true
