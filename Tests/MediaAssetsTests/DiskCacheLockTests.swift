@@ -60,9 +60,11 @@ struct ChildHoldingDescriptorTests {
         defer { directory.remove() }
         let cache = try DiskCache(directory: directory.url)
 
-        // When the child that holds the cache's lock is started
+        // When the child that holds the cache's lock is started, and is past its start-up (while the dynamic
+        // loader and the locale set-up run, it has their files open too)
         let child = try ChildHoldingDescriptor(cache.lockDescriptor.withLock { $0 })
         defer { child.finish() }
+        #expect(child.echoes())
 
         // Then it has its standard streams and the lock (3), and not the pipe: holding that pipe's write end
         // would keep the other test's read of it from ending until this child exits
@@ -70,40 +72,61 @@ struct ChildHoldingDescriptorTests {
     }
 }
 
-/// A `cat` child process with `descriptor` inherited as its descriptor 3 and a pipe as its input;
-/// `finish()` closes the pipe, so it exits, and reaps it.
+/// A `cat` child process with `descriptor` inherited as its descriptor 3 and pipes as its input and output;
+/// `finish()` closes them, so it exits, and reaps it.
 private final class ChildHoldingDescriptor {
     private let pid: pid_t
     private let input: Int32
+    private let output: Int32
 
     init(_ descriptor: Int32) throws {
         // Under the test support's spawn lock, and with every other descriptor closed in the child: a
         // `cat` holding another test's pipe or a program's exit socket would stall that test until it ends.
-        (pid, input) = try ChildProcess.withSpawnLock { () throws -> (pid_t, Int32) in
-            var pipeEnds: [Int32] = [0, 0]
-            guard pipe(&pipeEnds) == 0 else { throw POSIXError(.EIO) }
-            // Close-on-exec, so children that other tests start later do not keep the pipe open.
-            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        (pid, input, output) = try ChildProcess.withSpawnLock { () throws -> (pid_t, Int32, Int32) in
+            var inputEnds: [Int32] = [0, 0]
+            var outputEnds: [Int32] = [0, 0]
+            guard pipe(&inputEnds) == 0 else { throw POSIXError(.EIO) }
+            guard pipe(&outputEnds) == 0 else {
+                for end in inputEnds { close(end) }
+                throw POSIXError(.EIO)
+            }
+            let ends = inputEnds + outputEnds
+            // Close-on-exec, so children that other tests start later do not keep the pipes open.
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, inputEnds[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, outputEnds[1], 1)
             posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
             guard Self.closeFrom(4, &actions) == 0 else {
-                for end in pipeEnds { close(end) }
+                for end in ends { close(end) }
                 throw POSIXError(.ENOSYS)
             }
             let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("cat"), nil]
             defer { for argument in arguments { free(argument) } }
             var pid: pid_t = 0
             let status = posix_spawnp(&pid, "cat", &actions, nil, arguments, environ)
-            close(pipeEnds[0])
+            close(inputEnds[0])
+            close(outputEnds[1])
             guard status == 0 else {
-                close(pipeEnds[1])
+                close(inputEnds[1])
+                close(outputEnds[0])
                 throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO)
             }
-            return (pid, pipeEnds[1])
+            return (pid, inputEnds[1], outputEnds[0])
         }
+    }
+
+    /// Sends `cat` one byte and reads it back: once it has echoed, it is in its copy loop, past start-up.
+    /// False when it exited instead.
+    func echoes() -> Bool {
+        var byte: UInt8 = 0x2A
+        guard write(input, &byte, 1) == 1 else { return false }
+        var echoed: UInt8 = 0
+        var count = -1
+        repeat { count = read(output, &echoed, 1) } while count < 0 && errno == EINTR
+        return count == 1 && echoed == 0x2A
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does
@@ -123,6 +146,7 @@ private final class ChildHoldingDescriptor {
 
     func finish() {
         close(input)
+        close(output)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
     }
