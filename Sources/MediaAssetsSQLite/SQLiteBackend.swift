@@ -33,8 +33,9 @@ import Glibc
 ///   untouched.
 /// - Several processes (or backends) may use one file at once, so workers on one machine share a
 ///   cache without a server: locks are held only for a transaction (others wait up to
-///   `Configuration.busyTimeout`, also when several open a new file at the same moment), and a write first reads the count and size again if another
-///   process has committed since, so eviction and statistics count every process's entries.
+///   `Configuration.busyTimeout`, also when several open a new file at the same moment), and a
+///   write first reads the count and size again if another process has committed since, so
+///   eviction and statistics count every process's entries.
 /// - The database runs in WAL mode with `synchronous = NORMAL`: a crash keeps the file consistent
 ///   and may lose the last few writes, which a cache fetches again.
 /// - All SQLite work runs on the backend's own serial queue, never on the caller's executor.

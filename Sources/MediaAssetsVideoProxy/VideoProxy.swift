@@ -32,8 +32,7 @@ public final class VideoProxy: Sendable {
     private let answers = Mutex(Answers())
 
     private struct Answers {
-        var tasks: [UInt64: Task<Void, Never>] = [:]
-        var nextID: UInt64 = 0
+        var tasks: Set<Task<Void, Never>> = []
         var isStopping = false
     }
 
@@ -57,7 +56,7 @@ public final class VideoProxy: Sendable {
     public func stop() {
         let running = answers.withLock { answers in
             answers.isStopping = true
-            return Array(answers.tasks.values)
+            return answers.tasks
         }
         for task in running { task.cancel() }
         server.stop()
@@ -88,14 +87,13 @@ public final class VideoProxy: Sendable {
             result.withLock { $0 = response }
             done.signal()
         }
-        let (id, isStopping) = answers.withLock { answers in
-            answers.nextID += 1
-            answers.tasks[answers.nextID] = task
-            return (answers.nextID, answers.isStopping)
+        let isStopping = answers.withLock { answers in
+            answers.tasks.insert(task)
+            return answers.isStopping
         }
         if isStopping { task.cancel() }
         done.wait()
-        answers.withLock { _ = $0.tasks.removeValue(forKey: id) }
+        answers.withLock { _ = $0.tasks.remove(task) }
         return result.withLock { $0 } ?? .text(status: 500, "no response")
     }
 

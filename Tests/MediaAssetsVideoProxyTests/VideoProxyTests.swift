@@ -3,7 +3,6 @@ import MediaAssets
 import MediaAssetsVideo
 import MediaAssetsVideoProxy
 import SampleOrigin
-import Synchronization
 import TestSupport
 import Testing
 
@@ -135,14 +134,14 @@ struct ProxyFixture {
 
         // When the proxy stops (on a thread of its own: stop() blocks until its connections end)
         let proxy = fixture.proxy
-        let stopped = Flag()
+        let stopped = SharedCount()
         Thread.detachNewThread {
             proxy.stop()
-            stopped.set()
+            stopped.add()
         }
 
         // Then it returns while the origin still holds the request at its gate, and the player is answered
-        try await waitUntil("stop() to return with the origin's gate still closed") { stopped.isSet }
+        try await waitUntil("stop() to return with the origin's gate still closed") { stopped.value == 1 }
         #expect(fixture.origin.requests(for: "/held.mp4").contains { !$0.isFinished })
         _ = await player.value
     }
@@ -190,11 +189,4 @@ struct ProxyFixture {
         // Then nothing crashed, and an unmutated path still parses to a working URL
         #expect(proxied.lastPathComponent == "b.mp4")
     }
-}
-
-/// A flag one thread sets and another polls.
-private final class Flag: Sendable {
-    private let value = Mutex(false)
-    var isSet: Bool { value.withLock { $0 } }
-    func set() { value.withLock { $0 = true } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Thrown when a polled condition did not become true in time.
 public struct ConditionTimedOut: Error, CustomStringConvertible {
@@ -21,4 +22,18 @@ public func waitUntil(
         guard ContinuousClock.now < deadline else { throw ConditionTimedOut(condition: condition) }
         try await Task.sleep(for: .milliseconds(2))
     }
+}
+
+/// A count that tasks and threads add to and a test polls with `waitUntil` (how many asks have returned,
+/// whether a blocking call on another thread has come back).
+public final class SharedCount: Sendable {
+    private let count = Mutex(0)
+
+    public init() {}
+
+    /// The count now.
+    public var value: Int { count.withLock { $0 } }
+
+    /// Adds one.
+    public func add() { count.withLock { $0 += 1 } }
 }

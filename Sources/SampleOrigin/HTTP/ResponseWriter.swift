@@ -84,8 +84,8 @@ struct ResponseWriter {
     ) -> Outcome {
         var outcome = Outcome()
         let pieceSize = throttle.map { max(1, $0.pieceSize) } ?? Self.sliceSize
-        // What goes out before the body ends or stalls.
-        let sendable = min(stallAt ?? body.count, body.count)
+        // What goes out before the body ends or stalls (`stallAt` is below the body's length).
+        let sendable = stallAt ?? body.count
         var offset = 0
         while offset < body.count {
             if offset == stallAt {

@@ -1,5 +1,4 @@
 import MediaAssets
-import Synchronization
 import TestSupport
 import Testing
 
@@ -12,7 +11,7 @@ import Testing
         // Given asks for four keys whose operation runs until cancelled
         let pool = RequestPool<Int, Int>()
         let rounds = 4_000
-        let returned = ReturnCount()
+        let returned = SharedCount()
         let operation: @Sendable (@escaping @Sendable (FetchProgress) -> Void) async throws -> Int = { _ in
             while !Task.isCancelled { try await Task.sleep(for: .seconds(3_600)) }
             throw CancellationError()
@@ -34,10 +33,4 @@ import Testing
         }
         try await waitUntil("every flight to end") { pool.inFlightCount == 0 }
     }
-}
-
-private final class ReturnCount: Sendable {
-    private let count = Mutex(0)
-    var value: Int { count.withLock { $0 } }
-    func add() { count.withLock { $0 += 1 } }
 }

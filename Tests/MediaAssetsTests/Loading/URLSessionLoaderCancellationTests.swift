@@ -1,6 +1,5 @@
 import Foundation
 import MediaAssets
-import Synchronization
 import TestSupport
 import Testing
 
@@ -18,7 +17,7 @@ import FoundationNetworking
         let url = environment.serve("/held.bin", Data(count: 1_024), behavior: .init(gated: true))
         let loader = URLSessionLoader()
         let rounds = 300
-        let returned = Counter()
+        let returned = SharedCount()
 
         // When each load is cancelled as soon as its task is created
         for round in 0..<rounds {
@@ -35,10 +34,4 @@ import FoundationNetworking
             returned.value == rounds
         }
     }
-}
-
-private final class Counter: Sendable {
-    private let count = Mutex(0)
-    var value: Int { count.withLock { $0 } }
-    func add() { count.withLock { $0 += 1 } }
 }
