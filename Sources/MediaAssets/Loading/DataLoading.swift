@@ -14,9 +14,168 @@ import FoundationNetworking
 /// - Call `progress` as bytes arrive, from any thread; stop and throw `CancellationError` (or
 ///   `URLError(.cancelled)`) promptly when the calling task is cancelled.
 /// - Never consult an HTTP cache of its own: the manager owns caching.
+/// - `stream(_:)` returns once the response head arrived and passes the body on piece by piece, in
+///   order, as it arrives; a body cut short ends the stream with an error, never quietly. The default
+///   implementation loads the whole body with `load(_:progress:)` and passes it on as one piece.
 public protocol DataLoading: Sendable {
     /// Loads `request` and returns the response with its whole body.
     func load(_ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?) async throws -> DataResponse
+
+    /// Loads `request` and returns as soon as the response head arrived; the body follows in
+    /// `StreamedResponse.body` as it arrives, so a reader can use the first bytes before the last
+    /// ones are in. Ending the iteration of the body (or cancelling the task that iterates it) cancels
+    /// the transfer.
+    func stream(_ request: URLRequest) async throws -> StreamedResponse
+}
+
+extension DataLoading {
+    /// Loads the whole body with `load(_:progress:)` and passes it on as one piece.
+    public func stream(_ request: URLRequest) async throws -> StreamedResponse {
+        let response = try await load(request, progress: nil)
+        let body = AsyncThrowingStream<Data, Error> { continuation in
+            if !response.data.isEmpty { continuation.yield(response.data) }
+            continuation.finish()
+        }
+        return StreamedResponse(
+            head: ResponseHead(url: response.url, statusCode: response.statusCode, headers: response.headers),
+            body: ResponseBody(body)
+        )
+    }
+}
+
+/// The status line and headers of a response, without its body.
+public struct ResponseHead: Sendable, Hashable {
+    /// The URL that answered (after redirects).
+    public var url: URL
+    /// The HTTP status code.
+    public var statusCode: Int
+    /// Response headers with lowercased names.
+    public var headers: [String: String]
+
+    /// Creates a response head; header names are lowercased.
+    public init(url: URL, statusCode: Int, headers: [String: String]) {
+        self.url = url
+        self.statusCode = statusCode
+        self.headers = Dictionary(
+            headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The declared `Content-Length`, if present and valid.
+    public var contentLength: Int? { header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+}
+
+/// A response whose body arrives piece by piece, as `DataLoading.stream(_:)` returns it.
+public struct StreamedResponse: Sendable {
+    /// The status line and headers.
+    public var head: ResponseHead
+    /// The body's pieces in order; it ends with an error when the transfer fails or is cut short.
+    public var body: ResponseBody
+
+    /// Creates a streamed response.
+    public init(head: ResponseHead, body: ResponseBody) {
+        self.head = head
+        self.body = body
+    }
+}
+
+/// The body of a `StreamedResponse`: its pieces in order, as they arrive.
+///
+/// Iterate it once. Leaving the iteration before the end (a `break`, a thrown error, a cancelled task)
+/// cancels the transfer. Checks added with `checking(piece:end:failure:)` run on the reader's task as each
+/// piece is taken, with no task or hop of their own.
+public struct ResponseBody: AsyncSequence, Sendable {
+    public typealias Element = Data
+    public typealias Failure = any Error
+
+    /// A check run on every piece (it may throw to end the body) and one run when the body ends.
+    fileprivate struct Check: Sendable {
+        var piece: @Sendable (Data) throws -> Void
+        var end: @Sendable () throws -> Void
+        var failure: @Sendable (any Error) -> any Error
+    }
+
+    private let pieces: AsyncThrowingStream<Data, Error>
+    private let checks: [Check]
+    private let abandon: (@Sendable () -> Void)?
+
+    /// Wraps a stream of pieces; finishing the stream ends the body, failing it fails the body.
+    ///
+    /// - Parameter abandon: called when a reader leaves the iteration before the end, to cancel the transfer.
+    public init(_ pieces: AsyncThrowingStream<Data, Error>, abandon: (@Sendable () -> Void)? = nil) {
+        self.init(pieces: pieces, checks: [], abandon: abandon)
+    }
+
+    private init(pieces: AsyncThrowingStream<Data, Error>, checks: [Check], abandon: (@Sendable () -> Void)?) {
+        self.pieces = pieces
+        self.checks = checks
+        self.abandon = abandon
+    }
+
+    /// The same body with `piece` run on every piece and `end` when it ends (either may throw to fail it),
+    /// and the transfer's own errors passed through `failure`.
+    public func checking(
+        piece: @escaping @Sendable (Data) throws -> Void, end: @escaping @Sendable () throws -> Void = {},
+        failure: @escaping @Sendable (any Error) -> any Error = { $0 }
+    ) -> ResponseBody {
+        ResponseBody(
+            pieces: pieces, checks: checks + [Check(piece: piece, end: end, failure: failure)], abandon: abandon)
+    }
+
+    /// Reads the whole body into one buffer.
+    public func collect() async throws -> Data {
+        var data = Data()
+        for try await piece in self { data.append(piece) }
+        return data
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: pieces.makeAsyncIterator(), checks: checks, lease: Lease(abandon: abandon))
+    }
+
+    /// Calls `abandon` when the last copy of an iterator goes away before the body ended.
+    fileprivate final class Lease {
+        let abandon: (@Sendable () -> Void)?
+        var isEnded = false
+
+        init(abandon: (@Sendable () -> Void)?) { self.abandon = abandon }
+
+        deinit { if !isEnded { abandon?() } }
+    }
+
+    /// Takes the pieces in order, running the checks on each.
+    public struct Iterator: AsyncIteratorProtocol {
+        private var base: AsyncThrowingStream<Data, Error>.AsyncIterator
+        private let checks: [Check]
+        private let lease: Lease
+
+        fileprivate init(base: AsyncThrowingStream<Data, Error>.AsyncIterator, checks: [Check], lease: Lease) {
+            self.base = base
+            self.checks = checks
+            self.lease = lease
+        }
+
+        public mutating func next() async throws -> Data? {
+            let next: Data?
+            do {
+                next = try await base.next()
+            } catch {
+                // The transfer ended with its own error: nothing is left to cancel.
+                lease.isEnded = true
+                throw checks.reduce(error) { error, check in check.failure(error) }
+            }
+            // A check that throws leaves the transfer running: the lease cancels it when the iterator goes.
+            guard let piece = next else {
+                lease.isEnded = true
+                for check in checks { try check.end() }
+                return nil
+            }
+            for check in checks { try check.piece(piece) }
+            return piece
+        }
+    }
 }
 
 /// A response with its body, as a loader returns it.
@@ -44,6 +203,9 @@ public struct DataResponse: Sendable {
 
     /// The declared `Content-Length`, if present and valid.
     public var contentLength: Int? { header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+
+    /// The status line and headers, without the body.
+    public var head: ResponseHead { ResponseHead(url: url, statusCode: statusCode, headers: headers) }
 }
 
 /// How much of a response has arrived.

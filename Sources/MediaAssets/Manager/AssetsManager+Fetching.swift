@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -87,34 +88,80 @@ extension AssetsManager {
     public func load(
         _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)? = nil
     ) async throws -> DataResponse {
+        try await retrying(request, head: \.head) {
+            let response = try await loader.load(request, progress: progress)
+            fetchCounters.withLock { $0.bytesDownloaded += response.data.count }
+            try checkLength(received: response.data.count, of: response.head)
+            return response
+        }
+    }
+
+    /// Sends `request` through the loader and returns as soon as the response head arrived, the body
+    /// streaming behind it.
+    ///
+    /// Transient failures and statuses are retried per the retry policy until a head arrives (never once
+    /// body bytes were handed on). Origin requests and bytes are counted like every fetch, and the body is
+    /// checked as it arrives against `Configuration.maxResponseSize` and, when it ends, against its
+    /// `Content-Length`; its transport errors arrive as `AssetsError.networkFailure`. Use this where a
+    /// reader wants the first bytes before the last (video, progressive previews).
+    ///
+    /// - Throws: `AssetsError` and `CancellationError` before the head, as `load(_:progress:)`.
+    public func stream(_ request: URLRequest) async throws -> StreamedResponse {
+        let url = request.url ?? URL(fileURLWithPath: "/")
+        var response = try await retrying(request, head: \.head) { try await loader.stream(request) }
+        let head = response.head
+        let received = Mutex(0)
+        let limit = configuration.maxResponseSize
+        response.body = response.body.checking(
+            piece: { [self] piece in
+                let total = received.withLock { received -> Int in
+                    received += piece.count
+                    return received
+                }
+                fetchCounters.withLock { $0.bytesDownloaded += piece.count }
+                if total > limit { throw AssetsError.responseTooLarge(url: head.url, limit: limit) }
+            },
+            end: { [self] in try checkLength(received: received.withLock { $0 }, of: head) },
+            failure: { [self] error in
+                if Self.isCancellation(error) { return CancellationError() }
+                return wrap(error, url: url)
+            }
+        )
+        return response
+    }
+
+    /// Runs `attempt` until it returns a response whose status is not transient, or the retry policy gives up.
+    private func retrying<Response>(
+        _ request: URLRequest, head: KeyPath<Response, ResponseHead>, _ attempt: () async throws -> Response
+    ) async throws -> Response {
         let policy = configuration.retryPolicy
         let url = request.url ?? URL(fileURLWithPath: "/")
-        var attempt = 0
+        var attempts = 0
         while true {
-            attempt += 1
+            attempts += 1
             fetchCounters.withLock { $0.originRequests += 1 }
-            let response: DataResponse
+            let response: Response
             do {
-                response = try await loader.load(request, progress: progress)
-                fetchCounters.withLock { $0.bytesDownloaded += response.data.count }
-                try checkLength(of: response)
+                response = try await attempt()
             } catch {
-                if error is CancellationError || (error as? URLError)?.code == .cancelled || Task.isCancelled {
-                    throw CancellationError()
-                }
-                guard RetryPolicy.isTransient(error), attempt < policy.maxAttempts else { throw wrap(error, url: url) }
-                try await pause(policy.delay(afterAttempt: attempt, retryAfter: nil))
+                if Self.isCancellation(error) || Task.isCancelled { throw CancellationError() }
+                guard RetryPolicy.isTransient(error), attempts < policy.maxAttempts else { throw wrap(error, url: url) }
+                try await pause(policy.delay(afterAttempt: attempts, retryAfter: nil))
                 continue
             }
-            if RetryPolicy.isTransient(status: response.statusCode), attempt < policy.maxAttempts {
-                let retryAfter = response.header("retry-after").flatMap {
+            if RetryPolicy.isTransient(status: response[keyPath: head].statusCode), attempts < policy.maxAttempts {
+                let delay = response[keyPath: head].header("retry-after").flatMap {
                     TimeInterval($0.trimmingCharacters(in: .whitespaces))
                 }
-                try await pause(policy.delay(afterAttempt: attempt, retryAfter: retryAfter))
+                try await pause(policy.delay(afterAttempt: attempts, retryAfter: delay))
                 continue
             }
             return response
         }
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? URLError)?.code == .cancelled
     }
 
     // MARK: The fetch stage
@@ -279,15 +326,15 @@ extension AssetsManager {
         }
     }
 
-    private func checkLength(of response: DataResponse) throws {
+    private func checkLength(received: Int, of head: ResponseHead) throws {
         // Loaders other than URLSessionLoader may not enforce the limit themselves.
-        if response.data.count > configuration.maxResponseSize {
-            throw AssetsError.responseTooLarge(url: response.url, limit: configuration.maxResponseSize)
+        if received > configuration.maxResponseSize {
+            throw AssetsError.responseTooLarge(url: head.url, limit: configuration.maxResponseSize)
         }
-        guard let declared = response.contentLength, response.header("content-encoding") == nil,
-            response.statusCode != 304, declared != response.data.count
+        guard let declared = head.contentLength, head.header("content-encoding") == nil,
+            head.statusCode != 304, declared != received
         else { return }
-        throw AssetsError.lengthMismatch(url: response.url, expected: declared, received: response.data.count)
+        throw AssetsError.lengthMismatch(url: head.url, expected: declared, received: received)
     }
 
     private func pause(_ seconds: TimeInterval) async throws {
