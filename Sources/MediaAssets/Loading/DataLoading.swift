@@ -101,9 +101,11 @@ public struct ResponseBody: AsyncSequence, Sendable {
     private let checks: [Check]
     private let abandon: (@Sendable () -> Void)?
 
-    /// Wraps a stream of pieces; finishing the stream ends the body, failing it fails the body.
+    /// Wraps a stream of pieces.
     ///
-    /// - Parameter abandon: called when a reader leaves the iteration before the end, to cancel the transfer.
+    /// - Parameters:
+    ///   - pieces: the body's pieces; finishing the stream ends the body, failing it fails the body.
+    ///   - abandon: called when a reader leaves the iteration before the end, to cancel the transfer.
     public init(_ pieces: AsyncThrowingStream<Data, Error>, abandon: (@Sendable () -> Void)? = nil) {
         self.init(pieces: pieces, checks: [], abandon: abandon)
     }
