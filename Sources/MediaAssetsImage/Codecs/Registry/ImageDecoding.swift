@@ -37,6 +37,9 @@ public protocol ImageDecoding: Sendable {
     /// Whether `decode(_:options:)` itself returns only `options.regionOfInterest` (JPEG does). When `false`,
     /// the default, `ImageCodecRegistry` cuts the region out of the whole decoded image.
     var decodesRegions: Bool { get }
+
+    /// A decoder of previews for one download of this format, or `nil` (the default) when it has none.
+    func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoding)?
 }
 
 extension ImageDecoding {
