@@ -216,11 +216,15 @@ public struct FetchProgress: Sendable, Hashable {
     public var receivedBytes: Int64
     /// Bytes expected in all, when the server said (`Content-Length`).
     public var expectedBytes: Int64?
+    /// The body bytes that arrived with this report (they end at `receivedBytes`), when the download streams
+    /// its body to askers that want its pieces (previews); `nil` otherwise.
+    public var piece: Data?
 
     /// Creates a progress value.
-    public init(receivedBytes: Int64, expectedBytes: Int64?) {
+    public init(receivedBytes: Int64, expectedBytes: Int64?, piece: Data? = nil) {
         self.receivedBytes = receivedBytes
         self.expectedBytes = expectedBytes
+        self.piece = piece
     }
 
     /// The fraction received, when the total is known.

@@ -40,6 +40,28 @@ struct FetchKey: Hashable, Sendable {
     var cachePolicy: AssetRequest.CachePolicy
 }
 
+/// What download flights coalesce on: what is fetched, whatever storage each asker reads and writes.
+struct DownloadKey: Hashable, Sendable {
+    var key: CacheKey
+    /// The validators of a conditional GET: a 304 answers only an asker that holds those bytes.
+    var etag: String?
+    var lastModified: String?
+}
+
+/// How one ask follows its fetch: progress reports, and whether a download it starts streams its body so
+/// that those reports carry the pieces.
+struct FetchTracking: Sendable {
+    var progress: (@Sendable (FetchProgress) -> Void)?
+    var receivesBodyPieces = false
+
+    static let none = FetchTracking()
+
+    /// The same wishes, reported through a flight's `report` to every asker of the flight.
+    func forwarding(to report: @escaping @Sendable (FetchProgress) -> Void) -> FetchTracking {
+        FetchTracking(progress: report, receivesBodyPieces: receivesBodyPieces)
+    }
+}
+
 /// What the fetch stage found: the entry, where it came from, and its staged write, if any.
 struct FetchedOriginal: Sendable {
     var key: CacheKey

@@ -8,6 +8,10 @@ import Synchronization
 /// left, and its keys are free again at once, so a new ask then starts a fresh operation.
 /// Progress reported by the operation reaches every asker that passed a handler.
 ///
+/// Priorities are live: an asker ranks by `LivePriority.current` (else the `priority` it passes), a flight
+/// runs at the highest priority of its askers (its operation sees that as `LivePriority.current`), rises
+/// when an asker joins or raises, and drops to the highest one left when an asker leaves or lowers.
+///
 /// `flights(for:priority:grouping:operation:)` is the multi-key form: a video reader asking for
 /// chunks 3–8 joins the flight already fetching chunks 2–4 and starts one flight per run of the
 /// rest, so each chunk is fetched once however the readers' ranges overlap.
@@ -18,10 +22,13 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     private struct Waiter {
         var deliver: @Sendable (Outcome) -> Void
         var progress: (@Sendable (FetchProgress) -> Void)?
+        var priority: LivePriority
     }
 
     private struct Flight {
         let keys: [Key]
+        /// The highest priority of the waiters.
+        let priority: LivePriority
         private(set) var waiters: [UInt64: Waiter]
         /// The waiters' progress handlers, kept beside them so that a report (one per body chunk)
         /// copies an array out of the lock instead of building one.
@@ -30,6 +37,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
 
         init(keys: [Key], waiterID: UInt64, waiter: Waiter) {
             self.keys = keys
+            self.priority = LivePriority(highestOfSourcesFrom: waiter.priority.value)
             self.waiters = [waiterID: waiter]
             self.progressHandlers = waiter.progress.map { [$0] } ?? []
         }
@@ -62,9 +70,19 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
         /// Registers a flight for `keys` with its first waiter; returns its id.
         mutating func _open(keys: [Key], waiterID: UInt64, waiter: Waiter) -> UInt64 {
             let id = makeID()
-            flights[id] = Flight(keys: keys, waiterID: waiterID, waiter: waiter)
+            let flight = Flight(keys: keys, waiterID: waiterID, waiter: waiter)
+            // A new flight has no observers yet: nothing to notify.
+            _ = flight.priority._addSource(waiter.priority, id: waiterID)
+            flights[id] = flight
             for key in keys { flightOfKey[key] = id }
             return id
+        }
+
+        /// Adds `waiter` to flight `id`; returns false if it was already waiting there, else the flight's
+        /// priority change to notify once the lock is released.
+        mutating func _join(_ id: UInt64, waiter: Waiter, waiterID: UInt64) -> PriorityChange? {
+            guard flights[id]!.add(waiter, id: waiterID) else { return nil }
+            return flights[id]!.priority._addSource(waiter.priority, id: waiterID)
         }
 
         /// Removes flight `id` and frees its keys; returns it.
@@ -86,11 +104,21 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// How many operations are under way.
     public var inFlightCount: Int { state.withLock { $0.flights.count } }
 
+    /// The priority of the flight serving `key` now, if one is under way.
+    public func flightPriority(for key: Key) -> AssetRequest.Priority? {
+        state.withLock { state in state.flightOfKey[key].flatMap { state.flights[$0]?.priority.value } }
+    }
+
+    /// The asker's priority: the current ask's, else a fixed one from `taskPriority`.
+    private static func askerPriority(_ taskPriority: TaskPriority?) -> LivePriority {
+        LivePriority.current ?? LivePriority(LivePriority.matching(taskPriority))
+    }
+
     /// Returns the result of `operation` for `key`, sharing it with every concurrent asker of `key`.
     ///
     /// - Parameters:
     ///   - key: what the operation produces; concurrent asks for an equal key share one operation.
-    ///   - priority: the priority of the operation's task when this ask starts it.
+    ///   - priority: ranks this ask when no `LivePriority.current` is bound (high, normal or low).
     ///   - progress: called with the operation's progress while this asker waits.
     ///   - operation: run once per flight; it receives a function that reports progress to all askers.
     public func value(
@@ -100,6 +128,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
         operation: @escaping @Sendable (_ report: @escaping @Sendable (FetchProgress) -> Void) async throws -> Value
     ) async throws -> Value {
         let waiterID = state.withLock { $0.makeID() }
+        let askerPriority = Self.askerPriority(priority)
         let joined = Mutex<UInt64?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, Error>) in
@@ -110,14 +139,16 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                         }
                         continuation.resume(with: value)
                     },
-                    progress: progress
+                    progress: progress,
+                    priority: askerPriority
                 )
+                var change: PriorityChange?
                 let started = state.withLock { state -> UInt64?? in
                     // Cancellation is flagged before the handler runs, so checking under the lock
                     // means a waiter is either never added or always found by the handler.
                     guard !Task.isCancelled else { return .none }
                     if let id = state.flightOfKey[key] {
-                        _ = state.flights[id]!.add(waiter, id: waiterID)
+                        change = state._join(id, waiter: waiter, waiterID: waiterID)
                         state.joins += 1
                         joined.withLock { $0 = id }
                         return .some(nil)
@@ -126,11 +157,12 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                     joined.withLock { $0 = id }
                     return .some(id)
                 }
+                change?.notify()
                 switch started {
                 case .none: continuation.resume(throwing: CancellationError())
                 case .some(nil): break  // joined a flight under way
                 case .some(let id?):
-                    launch(flightID: id, priority: priority) { report in [key: try await operation(report)] }
+                    launch(flightID: id) { report in [key: try await operation(report)] }
                 }
             }
         } onCancel: {
@@ -150,7 +182,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///
     /// - Parameters:
     ///   - keys: the keys wanted, in the order `grouping` expects.
-    ///   - priority: the priority of the tasks of the flights this ask starts.
+    ///   - priority: ranks this ask when no `LivePriority.current` is bound (high, normal or low).
     ///   - grouping: cuts the keys no flight covers into the key sets of new flights.
     ///   - deliver: called once per flight this ask depends on, with its values or its error.
     ///   - operation: fetches one group; it must return a value for every key of the group.
@@ -162,27 +194,30 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
         operation: @escaping @Sendable (_ keys: [Key]) async throws -> [Key: Value]
     ) -> FlightTicket {
         let waiterID = state.withLock { $0.makeID() }
-        let waiter = Waiter(deliver: deliver, progress: nil)
-        let (joinedIDs, started) = state.withLock { state -> ([UInt64], [(UInt64, [Key])]) in
+        let waiter = Waiter(deliver: deliver, progress: nil, priority: Self.askerPriority(priority))
+        let (joinedIDs, started, changes) = state.withLock { state -> ([UInt64], [(UInt64, [Key])], [PriorityChange]) in
             var joinedIDs: [UInt64] = []
             var uncovered: [Key] = []
+            var changes: [PriorityChange] = []
             for key in keys {
                 guard let id = state.flightOfKey[key] else {
                     uncovered.append(key)
                     continue
                 }
-                if state.flights[id]!.add(waiter, id: waiterID) {
+                if let change = state._join(id, waiter: waiter, waiterID: waiterID) {
                     state.joins += 1
                     joinedIDs.append(id)
+                    changes.append(change)
                 }
             }
             let started = grouping(uncovered).filter { !$0.isEmpty }.map { group in
                 (state._open(keys: group, waiterID: waiterID, waiter: waiter), group)
             }
-            return (joinedIDs, started)
+            return (joinedIDs, started, changes)
         }
+        for change in changes { change.notify() }
         for (id, group) in started {
-            launch(flightID: id, priority: priority) { _ in try await operation(group) }
+            launch(flightID: id) { _ in try await operation(group) }
         }
         let ids = joinedIDs + started.map(\.0)
         return FlightTicket(flightCount: ids.count) { [self] in
@@ -193,20 +228,23 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     private typealias Report = @Sendable (FetchProgress) -> Void
     private typealias Operation = @Sendable (_ report: @escaping Report) async throws -> [Key: Value]
 
-    private func launch(flightID: UInt64, priority: TaskPriority?, operation: @escaping Operation) {
+    private func launch(flightID: UInt64, operation: @escaping Operation) {
         let report: @Sendable (FetchProgress) -> Void = { [self] value in
             let handlers = state.withLock { $0.flights[flightID]?.progressHandlers ?? [] }
             for handler in handlers { handler(value) }
         }
-        let task = Task(priority: priority) { [self] in
+        guard let priority = state.withLock({ $0.flights[flightID]?.priority }) else { return }
+        let task = Task(priority: priority.value.taskPriority) { [self] in
             let outcome: Outcome
             do {
-                outcome = .success(try await operation(report))
+                // What the operation waits for ranks by every asker of the flight, not by the first.
+                outcome = .success(try await LivePriority.$current.withValue(priority) { try await operation(report) })
             } catch {
                 outcome = .failure(error)
             }
-            let waiters = state.withLock { $0._close(flightID)?.waiters.values.map(\.deliver) ?? [] }
-            for deliver in waiters { deliver(outcome) }
+            let closed = state.withLock { $0._close(flightID) }
+            closed?.priority.removeAllSources()
+            for deliver in closed?.waiters.values.map(\.deliver) ?? [] { deliver(outcome) }
         }
         let orphaned = state.withLock { state -> Bool in
             guard state.flights[flightID] != nil else { return true }
@@ -220,15 +258,20 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Waiter `waiterID` leaves flight `flightID` (idempotent); with `notify`, it is told so with
     /// `CancellationError`. The flight is cancelled when it was the last waiter.
     private func leave(flightID: UInt64, waiterID: UInt64, notify: Bool = true) {
-        let (waiter, abandoned) = state.withLock { state -> (Waiter?, Task<Void, Never>?) in
+        let (waiter, abandoned, change) = state.withLock { state -> (Waiter?, Flight?, PriorityChange?) in
             guard let waiter = state.flights[flightID]?.removeWaiter(waiterID) else {
-                return (nil, nil)
+                return (nil, nil, nil)
             }
-            guard state.flights[flightID]!.waiters.isEmpty else { return (waiter, nil) }
-            return (waiter, state._close(flightID)?.task)
+            guard state.flights[flightID]!.waiters.isEmpty else {
+                // The flight drops to the highest priority of the askers left.
+                return (waiter, nil, state.flights[flightID]!.priority._removeSource(waiterID))
+            }
+            return (waiter, state._close(flightID), nil)
         }
+        change?.notify()
+        abandoned?.priority.removeAllSources()
         if notify { waiter?.deliver(.failure(CancellationError())) }
-        abandoned?.cancel()
+        abandoned?.task?.cancel()
     }
 }
 

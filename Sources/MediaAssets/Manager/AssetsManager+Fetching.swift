@@ -19,7 +19,9 @@ extension AssetsManager {
     /// while one background request revalidates it, or served when the origin fails under
     /// `stale-if-error`. Concurrent asks for the same key, storage and cache policy share one flight,
     /// and the cache lookup runs inside it, so an ask that comes just after a flight finished reads
-    /// its result instead of downloading again. A fetch is cancelled only when all askers are.
+    /// its result instead of downloading again; asks through different storage types share the download
+    /// itself, and each storage gets the bytes. A fetch is cancelled only when all askers are, and runs at
+    /// the highest priority of its askers: `priority` (else `LivePriority.current`, else the request's).
     /// Transient failures are retried per `configuration.retryPolicy`. A response with
     /// `Cache-Control: no-store` is returned but not stored.
     ///
@@ -34,11 +36,14 @@ extension AssetsManager {
     public func entry(
         for request: AssetRequest,
         storageType: StorageType = .disk,
+        priority: LivePriority? = nil,
         progress: (@Sendable (FetchProgress) -> Void)? = nil,
         decode: (@Sendable (Data) throws -> DecodedObject)? = nil
     ) async throws -> CacheEntry {
         let route = try self.route(for: storageType)
-        let fetched = try await fetchOriginal(request, route: route, bytesOnly: false, progress: progress)
+        let fetched = try await LivePriority.withAskPriority(priority, request: request) {
+            try await fetchOriginal(request, route: route, bytesOnly: false, tracking: FetchTracking(progress: progress))
+        }
         if fetched.revalidatesInBackground {
             revalidateInBackground(fetched.key, route: route, bytesOnly: false) { [self] in
                 var revalidation = request
@@ -64,19 +69,35 @@ extension AssetsManager {
         }
     }
 
-    /// Returns the asset's bytes; see `entry(for:storageType:progress:)`.
+    /// Returns the asset's bytes; see `entry(for:storageType:priority:progress:decode:)`.
     public func data(
         for request: AssetRequest,
         storageType: StorageType = .disk,
+        priority: LivePriority? = nil,
         progress: (@Sendable (FetchProgress) -> Void)? = nil
     ) async throws -> Data {
-        try await entry(for: request, storageType: storageType, progress: progress).data
+        try await entry(for: request, storageType: storageType, priority: priority, progress: progress).data
+    }
+
+    /// Fetches `request`'s bytes into `storageType`'s byte tiers unless they are there (a prefetch: nothing
+    /// decodes them, and a memory tier is left alone).
+    func prefetchBytes(_ request: AssetRequest, storageType: StorageType) async throws {
+        let route = try self.route(for: storageType)
+        let fetched = try await fetchOriginal(request, route: route, bytesOnly: true)
+        fetched.staged.map(pendingWrites.commit)
+        if fetched.revalidatesInBackground {
+            revalidateInBackground(fetched.key, route: route, bytesOnly: true) { [self] in
+                var revalidation = request
+                revalidation.cachePolicy = .revalidate
+                try await prefetchBytes(revalidation, storageType: storageType)
+            }
+        }
     }
 
     /// A snapshot of the fetch counters.
     public var fetchStatistics: FetchStatistics {
         var statistics = fetchCounters.withLock { $0 }
-        statistics.joins = requestPool.joinCount
+        statistics.joins = requestPool.joinCount + downloads.joinCount
         statistics.storeFailures = pendingWrites.failureCount
         return statistics
     }
@@ -168,25 +189,23 @@ extension AssetsManager {
 
     /// The fetch stage: the stored bytes when the cache policy accepts them, else the network.
     ///
-    /// Coalesced per key, storage type and cache policy, with the lookup inside the flight. A
-    /// download comes back *staged unvalidated*: the caller commits it once it decoded
-    /// (`pendingWrites.commit`) or discards it, so bytes that do not decode are never stored.
+    /// Coalesced per key, storage type and cache policy, with the lookup inside the flight; the download
+    /// behind a miss is coalesced per key alone (`downloads`), so flights of several storage types share it
+    /// and each stages its own write. A download comes back *staged unvalidated*: the caller commits it once
+    /// it decoded (`pendingWrites.commit`) or discards it, so bytes that do not decode are never stored.
     func fetchOriginal(
-        _ request: AssetRequest, route: StorageRoute, bytesOnly: Bool,
-        progress: (@Sendable (FetchProgress) -> Void)? = nil
+        _ request: AssetRequest, route: StorageRoute, bytesOnly: Bool, tracking: FetchTracking = .none
     ) async throws -> FetchedOriginal {
         let key = cacheKey(for: request)
         let flightKey = FetchKey(key: key, storageType: route.storageType, cachePolicy: request.cachePolicy)
-        return try await requestPool.value(
-            for: flightKey, priority: request.priority.taskPriority, progress: progress
-        ) { [self] report in
-            try await fetchFlight(request, key: key, route: route, bytesOnly: bytesOnly, report: report)
+        return try await requestPool.value(for: flightKey, progress: tracking.progress) { [self] report in
+            try await fetchFlight(
+                request, key: key, route: route, bytesOnly: bytesOnly, tracking: tracking.forwarding(to: report))
         }
     }
 
     private func fetchFlight(
-        _ request: AssetRequest, key: CacheKey, route: StorageRoute, bytesOnly: Bool,
-        report: @escaping @Sendable (FetchProgress) -> Void
+        _ request: AssetRequest, key: CacheKey, route: StorageRoute, bytesOnly: Bool, tracking: FetchTracking
     ) async throws -> FetchedOriginal {
         let policy = request.cachePolicy
         var cached: CacheEntry?
@@ -205,7 +224,7 @@ extension AssetsManager {
         }
         do {
             return try await download(
-                request, key: key, route: route, bytesOnly: bytesOnly, revalidating: cached, report: report
+                request, key: key, route: route, bytesOnly: bytesOnly, revalidating: cached, tracking: tracking
             )
         } catch {
             if let cached, Self.allowsStaleIfError(error), cached.canServeStaleIfError(at: configuration.now()) {
@@ -228,7 +247,7 @@ extension AssetsManager {
 
     private func download(
         _ request: AssetRequest, key: CacheKey, route: StorageRoute, bytesOnly: Bool, revalidating cached: CacheEntry?,
-        report: @escaping @Sendable (FetchProgress) -> Void
+        tracking: FetchTracking
     ) async throws -> FetchedOriginal {
         var urlRequest = URLRequest(url: request.url)
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
@@ -238,8 +257,13 @@ extension AssetsManager {
                 urlRequest.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
             }
         }
-        let response = try await fetchLimiter.run(priority: request.priority.taskPriority) {
-            try await load(urlRequest, progress: report)
+        let downloadKey = DownloadKey(
+            key: key, etag: cached?.metadata.etag, lastModified: cached?.metadata.lastModified)
+        let response = try await downloads.value(for: downloadKey, progress: tracking.progress) {
+            [self, urlRequest] report in
+            try await fetchLimiter.run {
+                try await transfer(urlRequest, streamingPieces: tracking.receivesBodyPieces, report: report)
+            }
         }
         let now = configuration.now()
         let freshness = HTTPFreshness(headers: response.headers)
@@ -278,6 +302,25 @@ extension AssetsManager {
         return FetchedOriginal(key: key, entry: entry, source: .network, staged: staged)
     }
 
+    /// Loads `urlRequest`; with `streamingPieces`, streams the body and passes each piece of a complete
+    /// representation (200, 203) on with its progress report.
+    private func transfer(
+        _ urlRequest: URLRequest, streamingPieces: Bool, report: @escaping @Sendable (FetchProgress) -> Void
+    ) async throws -> DataResponse {
+        guard streamingPieces else { return try await load(urlRequest, progress: report) }
+        let response = try await stream(urlRequest)
+        let head = response.head
+        let passesPieces = head.statusCode == 200 || head.statusCode == 203
+        let expected = head.contentLength.map(Int64.init)
+        // Grown as bytes arrive: a declared length is not trusted with an allocation.
+        var data = Data()
+        for try await piece in response.body {
+            data.append(piece)
+            report(FetchProgress(receivedBytes: Int64(data.count), expectedBytes: expected, piece: passesPieces ? piece : nil))
+        }
+        return DataResponse(url: head.url, statusCode: head.statusCode, headers: head.headers, data: data)
+    }
+
     /// Stages a valid entry and starts writing it; reads see it until the write is done.
     func stage(_ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, bytesOnly: Bool) {
         pendingWrites.stage(
@@ -314,16 +357,26 @@ extension AssetsManager {
     ) {
         let slot = PendingWrites.Slot(storageType: route.storageType, key: key)
         guard revalidations.withLock({ $0.insert(slot).inserted }) else { return }
+        // Its own low priority: not the priority of the ask or flight that found the entry stale.
         Task(priority: .utility) { [self] in
-            defer { revalidations.withLock { _ = $0.remove(slot) } }
-            if let current = try? await storedEntry(forKey: key, route: route, bytesOnly: bytesOnly),
-                current.isFresh(at: configuration.now())
-            {
-                return
+            await LivePriority.$current.withValue(LivePriority(.low)) {
+                await revalidate(slot, route: route, bytesOnly: bytesOnly, revalidation)
             }
-            fetchCounters.withLock { $0.backgroundRevalidations += 1 }
-            try? await revalidation()
         }
+    }
+
+    private func revalidate(
+        _ slot: PendingWrites.Slot, route: StorageRoute, bytesOnly: Bool,
+        _ revalidation: @escaping @Sendable () async throws -> Void
+    ) async {
+        defer { revalidations.withLock { _ = $0.remove(slot) } }
+        if let current = try? await storedEntry(forKey: slot.key, route: route, bytesOnly: bytesOnly),
+            current.isFresh(at: configuration.now())
+        {
+            return
+        }
+        fetchCounters.withLock { $0.backgroundRevalidations += 1 }
+        try? await revalidation()
     }
 
     private func checkLength(received: Int, of head: ResponseHead) throws {

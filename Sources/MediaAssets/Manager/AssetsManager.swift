@@ -20,8 +20,11 @@ public final class AssetsManager: Sendable {
     public let configuration: Configuration
     /// The loader fetches go through.
     public let loader: any DataLoading
-    /// Fetches under way, one per key, storage type and cache policy.
+    /// Fetch stages under way, one per key, storage type and cache policy: each reads its own storage.
     let requestPool = RequestPool<FetchKey, FetchedOriginal>()
+    /// Downloads under way, one per key (and validators) whatever storage asked: a prefetch into `.disk` and
+    /// a display through `.hybrid(.image)` share one.
+    let downloads = RequestPool<DownloadKey, DataResponse>()
     let fetchCounters = Mutex(FetchStatistics())
     /// Results returned before they were written, readable until the write is done.
     let pendingWrites = PendingWrites()

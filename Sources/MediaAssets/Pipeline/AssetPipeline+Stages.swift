@@ -31,7 +31,7 @@ extension AssetPipeline {
 
     func processFlight(
         _ request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
-        variantKey: CacheKey, route: StorageRoute
+        variantKey: CacheKey, route: StorageRoute, tracking: FetchTracking
     ) async throws -> AssetResult<Value> {
         let policy = request.cachePolicy
         if let memory = route.memory, let hit = memoryValue(variantKey, in: memory, policy: policy) {
@@ -39,14 +39,14 @@ extension AssetPipeline {
             return hit
         }
         if policy == .useCache || policy == .cacheOnly, !route.isMemoryOnly,
-            let stored = try await storedVariant(variantKey, route: route, policy: policy, priority: request.priority)
+            let stored = try await storedVariant(variantKey, route: route, policy: policy)
         {
             return stored
         }
-        let original = try await decoded(request, options: options, route: route)
+        let original = try await decoded(request, options: options, route: route, tracking: tracking)
         let processed: Value
         do {
-            processed = try await manager.processLimiter.run(priority: request.priority.taskPriority) {
+            processed = try await manager.processLimiter.run {
                 try processor.process(original.value)
             }
         } catch let error as CancellationError {
@@ -73,14 +73,14 @@ extension AssetPipeline {
 
     /// A stored variant's bytes, decoded and kept in memory; a variant that no longer decodes is removed.
     private func storedVariant(
-        _ key: CacheKey, route: StorageRoute, policy: AssetRequest.CachePolicy, priority: AssetRequest.Priority
+        _ key: CacheKey, route: StorageRoute, policy: AssetRequest.CachePolicy
     ) async throws -> AssetResult<Value>? {
         guard let entry = try await manager.storedEntry(forKey: key, route: route, bytesOnly: true),
             policy.accepts(entry, at: manager.configuration.now()), !entry.data.isEmpty
         else { return nil }
         let value: Value
         do {
-            value = try await manager.decodeLimiter.run(priority: priority.taskPriority) {
+            value = try await manager.decodeLimiter.run {
                 try decoder.decode(entry.data, options: decoder.variantOptions)
             }
         } catch let error as CancellationError {
@@ -116,7 +116,7 @@ extension AssetPipeline {
     /// The decoded original: a kept decode that satisfies `options`, else a decode flight, joining one
     /// under way whose options satisfy these.
     func decoded(
-        _ request: AssetRequest, options: Decoder.Options, route: StorageRoute
+        _ request: AssetRequest, options: Decoder.Options, route: StorageRoute, tracking: FetchTracking = .none
     ) async throws -> AssetResult<Value> {
         let originalKey = manager.cacheKey(for: request)
         if let memory = route.memory,
@@ -141,20 +141,23 @@ extension AssetPipeline {
             }
         }
         let flightKey = DecodeFlightKey(source: source, options: chosen)
-        return try await decodeFlights.value(for: flightKey, priority: request.priority.taskPriority) { [self] _ in
-            try await decodeFlight(request, originalKey: originalKey, options: chosen, route: route)
+        return try await decodeFlights.value(for: flightKey, progress: tracking.progress) { [self] report in
+            try await decodeFlight(
+                request, originalKey: originalKey, options: chosen, route: route,
+                tracking: tracking.forwarding(to: report))
         }
     }
 
     private func decodeFlight(
-        _ request: AssetRequest, originalKey: CacheKey, options: Decoder.Options, route: StorageRoute
+        _ request: AssetRequest, originalKey: CacheKey, options: Decoder.Options, route: StorageRoute,
+        tracking: FetchTracking
     ) async throws -> AssetResult<Value> {
         if let memory = route.memory,
             let kept = keptDecode(decodedKey(originalKey), in: memory, satisfying: options, policy: request.cachePolicy)
         {
             return kept
         }
-        let fetched = try await manager.fetchOriginal(request, route: route, bytesOnly: true)
+        let fetched = try await manager.fetchOriginal(request, route: route, bytesOnly: true, tracking: tracking)
         if fetched.revalidatesInBackground {
             manager.revalidateInBackground(originalKey, route: route, bytesOnly: true) { [self] in
                 var revalidation = request
@@ -165,7 +168,7 @@ extension AssetPipeline {
         }
         let value: Value
         do {
-            value = try await manager.decodeLimiter.run(priority: request.priority.taskPriority) {
+            value = try await manager.decodeLimiter.run {
                 try decoder.decode(fetched.entry.data, options: options)
             }
         } catch {

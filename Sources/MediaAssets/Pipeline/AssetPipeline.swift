@@ -91,14 +91,26 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
 
     /// Returns the decoded asset: from memory, storage or the network, in that order.
     ///
+    /// - Parameters:
+    ///   - priority: ranks the ask wherever it waits and can change at any time; without it, the current
+    ///     ask's (`LivePriority.current`), else the request's own.
+    ///   - progress: download progress while this ask waits (whichever ask started the download).
+    ///   - receivesBodyPieces: when this ask starts the download, its body is streamed and `progress`
+    ///     reports carry each piece (`FetchProgress.piece`), for previews.
     /// - Throws: the decoder's error for bytes that do not decode (`AssetsError.undecodable` unless
     ///   the util maps it), `AssetsError` for network and storage failures, `CancellationError`.
     public func value(
-        for request: AssetRequest, options: Decoder.Options, storageType: StorageType
+        for request: AssetRequest, options: Decoder.Options, storageType: StorageType,
+        priority: LivePriority? = nil, progress: (@Sendable (FetchProgress) -> Void)? = nil,
+        receivesBodyPieces: Bool = false
     ) async throws -> AssetResult<Value> {
         if let hit = cachedValue(for: request, options: options, storageType: storageType) { return hit }
         do {
-            return try await decoded(request, options: options, route: try manager.route(for: storageType))
+            let route = try manager.route(for: storageType)
+            let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
+            return try await LivePriority.withAskPriority(priority, request: request) {
+                try await decoded(request, options: options, route: route, tracking: tracking)
+            }
         } catch {
             countFailure(error)
             throw error
@@ -110,9 +122,11 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     /// is kept in memory and, when the decoder encodes variants, stored under `<key>@<processor>`.
     ///
     /// A variant is as fresh as its original: once stale, it is made again from the revalidated original.
+    /// `priority`, `progress` and `receivesBodyPieces` are as in `value(for:options:storageType:priority:…)`.
     public func value(
         for request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
-        storageType: StorageType
+        storageType: StorageType, priority: LivePriority? = nil,
+        progress: (@Sendable (FetchProgress) -> Void)? = nil, receivesBodyPieces: Bool = false
     ) async throws -> AssetResult<Value> {
         if let hit = cachedValue(for: request, processor: processor, storageType: storageType) { return hit }
         do {
@@ -121,9 +135,13 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
             let flightKey = VariantFlightKey(
                 variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
             )
-            return try await variantFlights.value(for: flightKey, priority: request.priority.taskPriority) { [self] _ in
-                try await processFlight(
-                    request, processor: processor, options: options, variantKey: variantKey, route: route)
+            let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
+            return try await LivePriority.withAskPriority(priority, request: request) {
+                try await variantFlights.value(for: flightKey, progress: progress) { [self] report in
+                    try await processFlight(
+                        request, processor: processor, options: options, variantKey: variantKey, route: route,
+                        tracking: tracking.forwarding(to: report))
+                }
             }
         } catch {
             countFailure(error)
@@ -140,6 +158,17 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
 
     /// Process and decode flights under way (for tests).
     package var inFlightCount: Int { variantFlights.inFlightCount + decodeFlights.inFlightCount }
+
+    /// The priority of the process flight making `request`'s variant by `processor` in `storageType`, if one
+    /// is under way (the highest of its askers').
+    public func flightPriority(
+        for request: AssetRequest, processor: some AssetProcessing<Value>, storageType: StorageType
+    ) -> AssetRequest.Priority? {
+        variantFlights.flightPriority(
+            for: VariantFlightKey(
+                variantKey: manager.cacheKey(for: request).variant(processor.identifier), storageType: storageType,
+                cachePolicy: request.cachePolicy))
+    }
 
     /// The key a decoded original is kept under in memory: `<key>@decoded(<decoder>)`.
     public func decodedKey(_ originalKey: CacheKey) -> CacheKey {

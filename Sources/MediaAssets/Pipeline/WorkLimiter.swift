@@ -4,46 +4,20 @@ import Synchronization
 ///
 /// A burst of asks would otherwise download, decode and render everything at once and hold every
 /// full-size bitmap in memory together. Each stage gets a limiter (as Nuke's data-loading and
-/// decoding queues do); a waiter of higher priority is admitted first, and waiters of one priority
-/// in the order they came. A cancelled waiter leaves the queue with `CancellationError`.
+/// decoding queues do); a waiter of higher priority (`AssetRequest.Priority`, five levels) is admitted
+/// first, and waiters of one priority in the order they came. A waiter's priority is live: when its
+/// `LivePriority` changes, the waiter moves in the queue at once (keeping its place in arrival order).
+/// A cancelled waiter leaves the queue with `CancellationError`.
 public final class WorkLimiter: Sendable {
-    private struct Waiter {
-        let id: UInt64
-        let continuation: CheckedContinuation<Void, Error>
-    }
-
     private struct State {
         var running = 0
-        /// Waiters by priority, highest first; each queue in arrival order.
-        var queues: [(priority: UInt8, waiters: [Waiter])] = []
+        var waiters = WaiterQueue<CheckedContinuation<Void, Error>>()
         var nextID: UInt64 = 0
         var peak = 0
 
-        mutating func _enqueue(_ waiter: Waiter, priority: UInt8) {
-            if let index = queues.firstIndex(where: { $0.priority == priority }) {
-                queues[index].waiters.append(waiter)
-            } else {
-                let index = queues.firstIndex { $0.priority < priority } ?? queues.endIndex
-                queues.insert((priority, [waiter]), at: index)
-            }
-        }
-
-        mutating func _dequeueNext() -> Waiter? {
-            guard !queues.isEmpty else { return nil }
-            let waiter = queues[0].waiters.removeFirst()
-            if queues[0].waiters.isEmpty { queues.removeFirst() }
-            return waiter
-        }
-
-        mutating func _remove(_ id: UInt64) -> Waiter? {
-            for index in queues.indices {
-                if let position = queues[index].waiters.firstIndex(where: { $0.id == id }) {
-                    let waiter = queues[index].waiters.remove(at: position)
-                    if queues[index].waiters.isEmpty { queues.remove(at: index) }
-                    return waiter
-                }
-            }
-            return nil
+        mutating func _admitOne() {
+            running += 1
+            peak = max(peak, running)
         }
     }
 
@@ -59,57 +33,79 @@ public final class WorkLimiter: Sendable {
     /// The most operations that ran at once so far.
     public var peakConcurrency: Int { state.withLock { $0.peak } }
 
-    /// Runs `operation` once fewer than `limit` operations are running.
+    /// Operations waiting for a slot.
+    public var waitingCount: Int { state.withLock { $0.waiters.count } }
+
+    /// Runs `operation` once fewer than `limit` operations are running, ranked while it waits by
+    /// `priority`, else by the current ask's (`LivePriority.current`), else as `.normal`.
     ///
+    /// - Complexity: O(log n) to queue, leave or move a waiter, where n is the number waiting.
     /// - Throws: `CancellationError` if the task is cancelled while waiting, or `operation`'s error.
     public func run<T: Sendable>(
-        priority: TaskPriority = .medium, _ operation: () async throws -> T
+        priority: LivePriority? = nil, _ operation: () async throws -> T
     ) async throws -> T {
-        try await acquire(priority: priority)
+        try await acquire(priority ?? LivePriority.current)
         defer { release() }
         return try await operation()
     }
 
-    private func acquire(priority: TaskPriority) async throws {
+    /// Runs `operation` once fewer than `limit` operations are running, ranked by a fixed `priority`.
+    ///
+    /// - Throws: `CancellationError` if the task is cancelled while waiting, or `operation`'s error.
+    public func run<T: Sendable>(
+        priority: AssetRequest.Priority, _ operation: () async throws -> T
+    ) async throws -> T {
+        try await run(priority: LivePriority(priority), operation)
+    }
+
+    private func acquire(_ priority: LivePriority?) async throws {
         let id: UInt64? = state.withLock { state in
             if state.running < limit {
-                state.running += 1
-                state.peak = max(state.peak, state.running)
+                state._admitOne()
                 return nil
             }
             state.nextID += 1
             return state.nextID
         }
         guard let id else { return }
+        // Observed before queueing: a change between the two finds no waiter, and the queueing below
+        // reads the changed value; a change after it moves the waiter.
+        let observation = priority?.addObserver { [weak self] in self?.reprioritize(id, priority) }
+        defer { if let observation { priority?.removeObserver(observation) } }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
                 let cancelled = state.withLock { state -> Bool in
                     // Checked under the lock: the handler either finds this waiter or it was never queued.
                     guard !Task.isCancelled else { return true }
                     if state.running < limit {
-                        state.running += 1
-                        state.peak = max(state.peak, state.running)
+                        state._admitOne()
                         continuation.resume()
                         return false
                     }
-                    state._enqueue(Waiter(id: id, continuation: continuation), priority: priority.rawValue)
+                    let level = (priority?.value ?? .normal).rawValue
+                    state.waiters.insert(continuation, id: id, level: level)
                     return false
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            let waiter = state.withLock { $0._remove(id) }
-            waiter?.continuation.resume(throwing: CancellationError())
+            let waiter = state.withLock { $0.waiters.remove(id) }
+            waiter?.resume(throwing: CancellationError())
         }
+    }
+
+    private func reprioritize(_ id: UInt64, _ priority: LivePriority?) {
+        guard let priority else { return }
+        state.withLock { $0.waiters.move(id, to: priority.value.rawValue) }
     }
 
     private func release() {
         // The slot passes straight to the next waiter, so `running` stays counted.
-        let next = state.withLock { state -> Waiter? in
-            if let next = state._dequeueNext() { return next }
+        let next = state.withLock { state -> CheckedContinuation<Void, Error>? in
+            if let next = state.waiters.popFirst() { return next }
             state.running -= 1
             return nil
         }
-        next?.continuation.resume()
+        next?.resume()
     }
 }
