@@ -73,15 +73,29 @@ public final class ImageUtil: Sendable {
         for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original,
         storageType: StorageType = .hybrid(.image)
     ) async throws -> AssetResult<Image> {
+        try await imageResult(
+            for: request, style: style, storageType: storageType, priority: nil, progress: nil,
+            receivesBodyPieces: false)
+    }
+
+    /// `imageResult(for:style:storageType:)` ranked by `priority`, reporting `progress` (with the body's pieces
+    /// when `receivesBodyPieces` and this ask starts the download).
+    func imageResult(
+        for request: AssetRequest, style: some ImageProcessing, storageType: StorageType, priority: LivePriority?,
+        progress: (@Sendable (FetchProgress) -> Void)?, receivesBodyPieces: Bool
+    ) async throws -> AssetResult<Image> {
         let result: AssetResult<Image>
         if Self.isOriginal(style) {
-            result = try await pipeline.value(for: request, options: nil, storageType: storageType)
+            result = try await pipeline.value(
+                for: request, options: nil, storageType: storageType, priority: priority, progress: progress,
+                receivesBodyPieces: receivesBodyPieces)
         } else {
             if let hit = pipeline.cachedValue(for: request, processor: style, storageType: storageType) { return hit }
             try (style as? AvatarStyle)?.validate()
             do {
                 result = try await pipeline.value(
-                    for: request, processor: style, options: style.targetSize, storageType: storageType
+                    for: request, processor: style, options: style.targetSize, storageType: storageType,
+                    priority: priority, progress: progress, receivesBodyPieces: receivesBodyPieces
                 )
             } catch AssetsError.processingFailed(_, let processor, let reason) {
                 throw ImageUtilError.renderingFailed(url: request.url, style: processor, reason: reason)
