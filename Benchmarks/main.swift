@@ -27,6 +27,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("image-processing", runImageProcessingBenchmarks),
     ("avatar-pipeline", runAvatarPipelineBenchmarks),
     ("pipeline", runPipelineBenchmarks),
+    ("list-scroll", runScrollBenchmarks),
     ("animation", runAnimationParsingBenchmarks),
     ("animation-assets", runAnimationAssetBenchmarks),
     ("video", runVideoBenchmarks),

@@ -15,7 +15,8 @@ extension SampleOrigin {
     /// A connection thread: answers requests until the client closes, an answer closes, or stop().
     func serveConnection(fd: Int32, id: Int) {
         var reader = RequestReader(fd: fd, maximumHeadSize: Self.maximumHeadSize)
-        let writer = ResponseWriter(fd: fd, pause: { [self] in pause(for: $0) })
+        var writer = ResponseWriter(fd: fd, pause: { [self] in pause(for: $0) })
+        writer.bandwidth = bandwidth
         serving: while true {
             switch reader.next() {
             case .endOfStream:

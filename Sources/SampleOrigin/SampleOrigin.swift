@@ -46,6 +46,8 @@ import Synchronization
 public final class SampleOrigin: Sendable {
     let state = Mutex(OriginState())
     let wakeups = WakeupSignal()
+    /// The link bodies share when a bandwidth limit is set (``setBandwidthLimit(bytesPerSecond:)``).
+    let bandwidth = BandwidthLimit()
     /// Keeps the ETags of two origins in one process apart.
     let instanceTag = String(UInt32.random(in: .min ... .max), radix: 16)
     /// Request heads larger than this get 431 and the connection is closed.

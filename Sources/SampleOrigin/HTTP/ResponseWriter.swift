@@ -21,6 +21,8 @@ struct ResponseWriter {
     let fd: Int32
     /// Waits for a duration; returns `false` when the origin is stopping.
     let pause: (Duration) -> Bool
+    /// The link shared by every connection, when the origin limits bandwidth.
+    var bandwidth: BandwidthLimit?
 
     /// Sends `plan`; `sendsBody` is `false` for HEAD.
     func write(_ plan: ResponsePlan, sendsBody: Bool, behavior: SampleOrigin.Behavior, keepAlive: Bool) -> Outcome {
@@ -60,7 +62,8 @@ struct ResponseWriter {
         plan.body.withUnsafeBytes { whole in
             let start = plan.bodyRange.lowerBound
             let body = UnsafeRawBufferPointer(rebasing: whole[start..<(start + sendLimit)])
-            if throttle == nil, stallAt == nil, body.count <= Self.coalescedBodyLimit {
+            let paced = bandwidth?.isLimited == true
+            if throttle == nil, stallAt == nil, !paced, body.count <= Self.coalescedBodyLimit {
                 let sent = (headBytes + body).withUnsafeBytes { Socket.sendAll(fd, $0) }
                 outcome.clientClosedEarly = sent == .peerClosed
                 outcome.bodyBytesSent = sent == .sent ? body.count : 0
@@ -70,7 +73,7 @@ struct ResponseWriter {
                 outcome.clientClosedEarly = true
                 return
             }
-            outcome = sendBody(body, throttle: throttle, stallAt: stallAt)
+            outcome = sendBody(body, throttle: throttle, stallAt: stallAt, paced: paced)
         }
         outcome.bodyCompleted = outcome.bodyBytesSent == bodyLength
         outcome.connectionReusable = outcome.bodyCompleted && !closesAfter
@@ -80,10 +83,11 @@ struct ResponseWriter {
     /// Sends the body in slices (or throttle pieces), watching for the client hanging up between pieces;
     /// with `stallAt`, sends that many bytes and then only waits for the client to hang up.
     private func sendBody(
-        _ body: UnsafeRawBufferPointer, throttle: SampleOrigin.Behavior.Throttle?, stallAt: Int?
+        _ body: UnsafeRawBufferPointer, throttle: SampleOrigin.Behavior.Throttle?, stallAt: Int?, paced: Bool
     ) -> Outcome {
         var outcome = Outcome()
-        let pieceSize = throttle.map { max(1, $0.pieceSize) } ?? Self.sliceSize
+        var pieceSize = throttle.map { max(1, $0.pieceSize) } ?? Self.sliceSize
+        if paced { pieceSize = min(pieceSize, BandwidthLimit.pieceSize) }
         // What goes out before the body ends or stalls (`stallAt` is below the body's length).
         let sendable = stallAt ?? body.count
         var offset = 0
@@ -107,6 +111,9 @@ struct ResponseWriter {
                 }
             }
             let end = min(offset + pieceSize, sendable)
+            if paced, let bandwidth {
+                guard pause(bandwidth.reserve(end - offset)) else { return outcome }
+            }
             guard Socket.sendAll(fd, UnsafeRawBufferPointer(rebasing: body[offset..<end])) == .sent else {
                 outcome.clientClosedEarly = true
                 return outcome
