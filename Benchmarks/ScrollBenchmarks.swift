@@ -35,7 +35,9 @@ func runScrollBenchmarks(table: BenchmarkTable) async throws {
             baseline: steadyBaseline + " p95", baselineMedian: none.steady.p95 * 1e3,
             target: name.hasPrefix("prefetch+live") ? 0.1 : nil)
     }
-    for (name, outcome) in [("prefetch+live priorities", live), ("no prefetch", none), ("prefetch, fixed priorities", fixed)] {
+    for (name, outcome) in [
+        ("prefetch+live priorities", live), ("no prefetch", none), ("prefetch, fixed priorities", fixed),
+    ] {
         table.add(
             "scroll fling-stop p50 (\(name))", unit: "ms", median: outcome.flingStop.p50 * 1e3,
             baseline: "8 images, idle origin p50", baselineMedian: idle.p50 * 1e3)
@@ -64,7 +66,8 @@ struct ScrollSetup {
         init(_ samples: [Double]) {
             let sorted = samples.sorted()
             func at(_ fraction: Double) -> Double {
-                sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
+                sorted.isEmpty
+                    ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
             }
             p50 = at(0.5)
             p95 = at(0.95)

@@ -42,7 +42,8 @@ extension AssetsManager {
     ) async throws -> CacheEntry {
         let route = try self.route(for: storageType)
         let fetched = try await LivePriority.withAskPriority(priority, request: request) {
-            try await fetchOriginal(request, route: route, bytesOnly: false, tracking: FetchTracking(progress: progress))
+            try await fetchOriginal(
+                request, route: route, bytesOnly: false, tracking: FetchTracking(progress: progress))
         }
         if fetched.revalidatesInBackground {
             revalidateInBackground(fetched.key, route: route, bytesOnly: false) { [self] in
@@ -316,7 +317,9 @@ extension AssetsManager {
         var data = Data()
         for try await piece in response.body {
             data.append(piece)
-            report(FetchProgress(receivedBytes: Int64(data.count), expectedBytes: expected, piece: passesPieces ? piece : nil))
+            report(
+                FetchProgress(
+                    receivedBytes: Int64(data.count), expectedBytes: expected, piece: passesPieces ? piece : nil))
         }
         return DataResponse(url: head.url, statusCode: head.statusCode, headers: head.headers, data: data)
     }

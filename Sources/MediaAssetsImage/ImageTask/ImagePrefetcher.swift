@@ -55,7 +55,9 @@ public final class ImagePrefetcher: Sendable {
         switch destination {
         case .originalBytes: operation = nil
         case .styledImage:
-            operation = { request in _ = try await util.imageResult(for: request, style: style, storageType: storageType) }
+            operation = { request in
+                _ = try await util.imageResult(for: request, style: style, storageType: storageType)
+            }
         }
         self.prefetcher = Prefetcher(
             manager: util.manager, storageType: storageType, maxConcurrentRequests: maxConcurrentRequests,

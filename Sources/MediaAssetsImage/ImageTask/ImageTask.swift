@@ -44,7 +44,8 @@ public final class ImageTask: Sendable {
         self.progressUpdates = progressUpdates
         let latestProgress = self.latestProgress
         outcome = Task(priority: request.priority.taskPriority) {
-            let feeder = wantsPreviews ? PreviewFeeder(util: util, style: style, priority: livePriority, sink: previewSink) : nil
+            let feeder =
+                wantsPreviews ? PreviewFeeder(util: util, style: style, priority: livePriority, sink: previewSink) : nil
             defer {
                 progressSink.finish()
                 previewSink.finish()

@@ -75,7 +75,9 @@ final class PreviewFeeder: Sendable {
                 return  // undecodable or cancelled: the final decode reports what is wrong
             }
             guard let preview else { continue }
-            guard let styled = try? await util.manager.processLimiter.run(priority: priority, { try style.process(preview) })
+            guard
+                let styled = try? await util.manager.processLimiter.run(
+                    priority: priority, { try style.process(preview) })
             else { return }
             sink.yield(styled)
         }

@@ -69,7 +69,8 @@ struct ImagePrefetcherTests {
         let harness = try ImageUtilHarness()
         defer { harness.tearDown() }
         let url = harness.serve("/bytes.jpg", try ImageUtilFixtures.gradientJPEG())
-        let prefetcher = ImagePrefetcher(util: harness.util, style: ImageUtilFixtures.circle, destination: .originalBytes)
+        let prefetcher = ImagePrefetcher(
+            util: harness.util, style: ImageUtilFixtures.circle, destination: .originalBytes)
 
         await prefetcher.prefetch([AssetRequest(url: url)])
         await harness.manager.waitForPendingWrites()

@@ -2,11 +2,11 @@ import Foundation
 import MediaAssets
 import Synchronization
 
+@testable import MediaAssetsImage
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-
-@testable import MediaAssetsImage
 
 /// A test-only format with previews: "TPRV", width and height (one byte each), padding to 64 bytes, then
 /// RGBA rows. Its incremental decoder previews the rows complete so far, never the whole image (the final
