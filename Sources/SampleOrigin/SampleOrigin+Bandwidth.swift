@@ -5,22 +5,22 @@ extension SampleOrigin {
     /// Limits the body bytes all connections send together to `bytesPerSecond` (`nil`: unlimited), as one
     /// shared link does: a prefetch and a display downloading at once compete for it.
     ///
-    /// Bodies then go out in pieces of at most ``BandwidthLimit/pieceSize`` bytes, each waiting for its turn
-    /// on the link in the order the pieces were ready, so concurrent bodies share the rate about evenly.
-    /// Takes effect for pieces sent from now on.
+    /// Bodies then go out in pieces of at most 16 KiB, each sent when the link is free and keeping it busy for
+    /// its size at the rate, so concurrent bodies share the rate. A body whose client hung up stops waiting
+    /// and takes no more of the link. Takes effect for pieces sent from now on.
     public func setBandwidthLimit(bytesPerSecond: Int?) {
         bandwidth.setRate(bytesPerSecond.map { max(1, $0) })
     }
 }
 
-/// The link all of an origin's bodies share when a bandwidth limit is set: it hands each piece a time to go.
+/// The link all of an origin's bodies share when a bandwidth limit is set.
 final class BandwidthLimit: Sendable {
     /// The largest piece a paced body sends at once.
     static let pieceSize = 16 * 1024
 
     private struct State {
         var bytesPerSecond: Int?
-        /// When the link is free again after the pieces already given a time.
+        /// When the link is free again after the last piece sent.
         var freeAt = ContinuousClock.now
     }
 
@@ -36,14 +36,15 @@ final class BandwidthLimit: Sendable {
         }
     }
 
-    /// Takes `count` bytes' time on the link; returns how long to wait before sending them.
-    func reserve(_ count: Int) -> Duration {
+    /// Takes the link for `count` bytes when it is free (returns zero: send them now); else returns how long
+    /// until it is free, taking nothing, so a sender that gives up in between holds no link time.
+    func take(_ count: Int) -> Duration {
         state.withLock { state in
             guard let rate = state.bytesPerSecond else { return .zero }
             let now = ContinuousClock.now
-            let start = max(now, state.freeAt)
-            state.freeAt = start + .nanoseconds(Int64(count) * 1_000_000_000 / Int64(rate))
-            return start - now
+            guard state.freeAt <= now else { return state.freeAt - now }
+            state.freeAt = now + .nanoseconds(Int64(count) * 1_000_000_000 / Int64(rate))
+            return .zero
         }
     }
 }

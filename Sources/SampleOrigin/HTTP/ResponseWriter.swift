@@ -112,7 +112,13 @@ struct ResponseWriter {
             }
             let end = min(offset + pieceSize, sendable)
             if paced, let bandwidth {
-                guard pause(bandwidth.reserve(end - offset)) else { return outcome }
+                while case let wait = bandwidth.take(end - offset), wait > .zero {
+                    guard pause(wait) else { return outcome }
+                    if Socket.peerHasClosed(fd) {
+                        outcome.clientClosedEarly = true
+                        return outcome
+                    }
+                }
             }
             guard Socket.sendAll(fd, UnsafeRawBufferPointer(rebasing: body[offset..<end])) == .sent else {
                 outcome.clientClosedEarly = true
