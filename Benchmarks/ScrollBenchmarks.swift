@@ -106,14 +106,20 @@ struct ScrollSetup {
         AssetRequest(url: origin.url(for: Self.path(row) + "?run=" + run), priority: priority)
     }
 
-    /// Eight images asked at once on the idle origin, each timed from the ask to its image.
+    /// Eight images asked at once on the idle origin, each timed from the ask to its image (after one
+    /// unmeasured round, so connections and codecs are warm as they are in the scrolling runs).
     func idleBaseline(origin: SampleOrigin) async throws -> Percentiles {
+        _ = try await idleRound(origin: origin, run: "warm-up")
+        return try await idleRound(origin: origin, run: "idle")
+    }
+
+    private func idleRound(origin: SampleOrigin, run: String) async throws -> Percentiles {
         let (util, directory) = try makeUtil()
         defer { try? FileManager.default.removeItem(at: directory) }
         let start = ContinuousClock.now
         let times = try await withThrowingTaskGroup(of: Double.self) { group in
             for row in 0..<visibleRows {
-                let request = request(row, origin: origin, run: "idle", priority: .high)
+                let request = request(row, origin: origin, run: run, priority: .high)
                 group.addTask { [style] in
                     _ = try await util.image(for: request, style: style)
                     return seconds(ContinuousClock.now - start)
@@ -130,9 +136,12 @@ struct ScrollSetup {
         defer { try? FileManager.default.removeItem(at: directory) }
         origin.resetLog()
         let list = ScrollingList(setup: self, util: util, origin: origin, configuration: configuration)
+        // The list at rest first: its rows shown and its prefetch window filled, as when a user starts to scroll.
+        list.scroll(toTop: 0)
+        _ = try await list.times(ofRows: 0..<visibleRows)
+        await list.waitUntilPrefetched()
         let clock = ContinuousClock()
         var deadline = clock.now
-        list.scroll(toTop: 0)
         for top in 1...steadyRows {
             deadline = deadline.advanced(by: steadyInterval)
             try await clock.sleep(until: deadline)
@@ -231,13 +240,13 @@ final class ScrollingList: Sendable {
             state.prefetched.formUnion(newInWindow)
             return (Array(left.values), newInWindow, leavingWindow)
         }
-        for shown in left { shown.task.cancel() }
-        guard let prefetcher else { return }
-        // Without priority changes, prefetches are never stopped or lowered: they stay queued as they came.
+        // Prefetches stop before their rows' tasks are cancelled, so a queued prefetch cannot start a second
+        // download of a row just left. Without priority changes, prefetches are never stopped or lowered.
         if configuration == .prefetchWithLivePriorities {
-            prefetcher.stopPrefetching(with: leavingWindow.map { request($0, priority: .low) })
+            prefetcher?.stopPrefetching(with: leavingWindow.map { request($0, priority: .low) })
         }
-        prefetcher.startPrefetching(with: entering.map { request($0, priority: .low) })
+        for shown in left { shown.task.cancel() }
+        prefetcher?.startPrefetching(with: entering.map { request($0, priority: .low) })
     }
 
     /// The visible → image times of `rows` (rows cancelled before their image are left out).
@@ -248,6 +257,12 @@ final class ScrollingList: Sendable {
             if let time = await timing.value { times.append(time) }
         }
         return times
+    }
+
+    /// Returns once the prefetcher has nothing queued or running.
+    func waitUntilPrefetched() async {
+        guard let prefetcher else { return }
+        while prefetcher.pendingCount > 0 { try? await Task.sleep(for: .milliseconds(5)) }
     }
 
     func stop() async {

@@ -11,15 +11,30 @@ struct ImageTaskTests {
     static let size = 8
     static let style = AvatarStyle.rectangle(size: .square(4))
 
-    /// A util whose registry knows the preview format, over a loader the test feeds.
-    static func previewUtil(
-        _ directory: TemporaryDirectory, loader: PieceByPieceLoader
-    ) throws -> (AssetsManager, ImageUtil) {
-        var configuration = ImageUtil.Configuration()
-        configuration.codecs.register(PreviewFormatDecoder())
-        configuration.variantFormat = .png  // lossless, so a stored variant compares exactly
-        let manager = try AssetsManager.forTesting(directory: directory, loader: loader)
-        return (manager, ImageUtil(manager: manager, configuration: configuration))
+    /// An 8×8 image of the preview format, and a util whose registry knows the format over a loader that
+    /// sends the image's body as the test says.
+    struct PreviewFixture {
+        let directory: TemporaryDirectory
+        let body = PreviewFormatDecoder.encode(
+            ProcessingFixtures.smooth(width: ImageTaskTests.size, height: ImageTaskTests.size))
+        let loader: PieceByPieceLoader
+        let manager: AssetsManager
+        let util: ImageUtil
+
+        init() throws {
+            directory = try TemporaryDirectory("ImageTaskTests")
+            loader = PieceByPieceLoader(declaredLength: body.count)
+            var configuration = ImageUtil.Configuration()
+            configuration.codecs.register(PreviewFormatDecoder())
+            configuration.variantFormat = .png  // lossless, so a stored variant compares exactly
+            manager = try AssetsManager.forTesting(directory: directory, loader: loader)
+            util = ImageUtil(manager: manager, configuration: configuration)
+        }
+
+        /// Sends the header and rows `0..<rowCount`.
+        func sendHeader(withRows rowCount: Int) {
+            loader.send(body.prefix(PreviewFormatDecoder.headerSize) + ImageTaskTests.rows(0..<rowCount, of: body))
+        }
     }
 
     static func rows(_ range: Range<Int>, of body: Data) -> Data {
@@ -30,17 +45,15 @@ struct ImageTaskTests {
 
     @Test func previewsArriveBeforeTheFinalImageAndAreNeverStored() async throws {
         // Given an 8×8 image of the preview format, whose body the test sends piece by piece
-        let directory = try TemporaryDirectory("ImageTaskTests")
-        defer { directory.remove() }
-        let body = PreviewFormatDecoder.encode(ProcessingFixtures.smooth(width: Self.size, height: Self.size))
-        let loader = PieceByPieceLoader(declaredLength: body.count)
-        let (manager, util) = try Self.previewUtil(directory, loader: loader)
+        let fixture = try PreviewFixture()
+        defer { fixture.directory.remove() }
+        let (body, loader, manager, util) = (fixture.body, fixture.loader, fixture.manager, fixture.util)
         let request = AssetRequest(url: URL(string: "https://cdn.example.com/preview.tprv")!)
 
         // When a task with previews receives the header and two rows, then three more, then the rest
         let task = util.task(for: request, style: Self.style, previews: true)
         let collector = PreviewCollector.reading(task)
-        loader.send(body.prefix(PreviewFormatDecoder.headerSize) + Self.rows(0..<2, of: body))
+        fixture.sendHeader(withRows: 2)
         try await waitUntil("the first preview") { collector.received.count == 1 }
         #expect(!collector.isFinished)
         loader.send(Self.rows(2..<5, of: body))
@@ -70,17 +83,15 @@ struct ImageTaskTests {
     }
 
     @Test func aTruncatedDownloadWithPreviewsIsATypedErrorAndNothingIsStored() async throws {
-        let directory = try TemporaryDirectory("ImageTaskTests")
-        defer { directory.remove() }
-        let body = PreviewFormatDecoder.encode(ProcessingFixtures.smooth(width: Self.size, height: Self.size))
-        let loader = PieceByPieceLoader(declaredLength: body.count)
-        let (manager, util) = try Self.previewUtil(directory, loader: loader)
+        let fixture = try PreviewFixture()
+        defer { fixture.directory.remove() }
+        let (loader, manager, util) = (fixture.loader, fixture.manager, fixture.util)
         let request = AssetRequest(url: URL(string: "https://cdn.example.com/cut.tprv")!)
 
         // When the body ends after three of its eight rows
         let task = util.task(for: request, style: Self.style, previews: true)
         let collector = PreviewCollector.reading(task)
-        loader.send(body.prefix(PreviewFormatDecoder.headerSize) + Self.rows(0..<3, of: body))
+        fixture.sendHeader(withRows: 3)
         try await waitUntil("a preview") { collector.received.count == 1 }
         loader.end()
 
