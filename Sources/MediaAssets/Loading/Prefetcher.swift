@@ -39,6 +39,8 @@ public final class Prefetcher: Sendable {
     /// warms per request (a util's styled variant, say).
     ///
     /// - Parameters:
+    ///   - manager: the manager prefetches go through.
+    ///   - storageType: where prefetched bytes are stored (the storage the display reads).
     ///   - maxConcurrentRequests: the most prefetches running at once (at least 1).
     ///   - priority: the priority prefetches run at; `.low` by default.
     ///   - operation: warms one request; by default it fetches the bytes into `storageType`.

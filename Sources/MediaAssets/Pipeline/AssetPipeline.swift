@@ -92,6 +92,9 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     /// Returns the decoded asset: from memory, storage or the network, in that order.
     ///
     /// - Parameters:
+    ///   - request: what to fetch, with its cache policy.
+    ///   - options: what the decode must cover (a decode under way that satisfies them is joined).
+    ///   - storageType: where the asset is read and stored.
     ///   - priority: ranks the ask wherever it waits and can change at any time; without it, the current
     ///     ask's (`LivePriority.current`), else the request's own.
     ///   - progress: download progress while this ask waits (whichever ask started the download).

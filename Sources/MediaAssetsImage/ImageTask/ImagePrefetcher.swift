@@ -40,6 +40,10 @@ public final class ImagePrefetcher: Sendable {
     /// Creates a prefetcher for rows showing images in `style` from `storageType`.
     ///
     /// - Parameters:
+    ///   - util: the util whose pipeline prefetches go through (the one the rows ask).
+    ///   - style: the style the rows show.
+    ///   - storageType: the storage type the rows read.
+    ///   - destination: the styled image (the default) or only the original's bytes.
     ///   - maxConcurrentRequests: the most prefetches this prefetcher runs at once (at least 1).
     ///   - priority: the priority prefetches run at; a row asking for the same image raises the shared work.
     public init(
