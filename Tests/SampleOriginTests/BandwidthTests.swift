@@ -46,6 +46,7 @@ struct BandwidthTests {
         }
 
         for index in bodies.indices { #expect(received[index] == bodies[index]) }
-        #expect(origin.requests(for: "/b0").allSatisfy(\.isFinished))
+        let finished = origin.requests(for: "/b0").allSatisfy { $0.isFinished }
+        #expect(finished)
     }
 }
