@@ -12,6 +12,9 @@ struct cpng_decoder {
     size_t offset;
     int header_read;
     int pixels_read;
+    /// Rows read since `cpng_start_rows`.
+    uint32_t rows_read;
+    int rows_finished;
 };
 
 static cpng_status cpng_reject(cpng_decoder *decoder, cpng_status status, const char *message) {
@@ -116,6 +119,14 @@ static void cpng_request_rgba(png_structp png, png_infop info) {
     if ((color_type & PNG_COLOR_MASK_ALPHA) == 0 && !has_trns) png_set_filler(png, 0xFF, PNG_FILLER_AFTER);
 }
 
+// Sets up the RGBA8 transforms; 0 when libpng would not produce 8-bit RGBA rows of `width` × 4 bytes.
+static int cpng_prepare_rgba(png_structp png, png_infop info, size_t width) {
+    cpng_request_rgba(png, info);
+    png_read_update_info(png, info);
+    return png_get_channels(png, info) == 4 && png_get_bit_depth(png, info) == 8
+           && png_get_rowbytes(png, info) == width * 4;
+}
+
 cpng_status cpng_read_rgba(cpng_decoder *decoder, uint8_t *pixels, size_t stride, size_t capacity) {
     if (decoder == NULL) return CPNG_ERROR_INVALID_ARGUMENT;
     if (!decoder->header_read || decoder->pixels_read || pixels == NULL) {
@@ -129,17 +140,60 @@ cpng_status cpng_read_rgba(cpng_decoder *decoder, uint8_t *pixels, size_t stride
     }
     if (setjmp(png_jmpbuf(png))) return decoder->errors.status;
     decoder->pixels_read = 1;
-    cpng_request_rgba(png, info);
     int passes = png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    if (png_get_channels(png, info) != 4 || png_get_bit_depth(png, info) != 8
-        || png_get_rowbytes(png, info) != width * 4) {
+    if (!cpng_prepare_rgba(png, info, width)) {
         return cpng_reject(decoder, CPNG_ERROR_UNSUPPORTED, "could not convert to 8-bit RGBA");
     }
     // Each Adam7 pass fills its own pixels of every row, in place: no full-image scratch buffer.
     for (int pass = 0; pass < passes; pass++) {
         for (size_t y = 0; y < height; y++) png_read_row(png, pixels + y * stride, NULL);
     }
+    png_read_end(png, NULL);
+    return CPNG_OK;
+}
+
+cpng_status cpng_start_rows(cpng_decoder *decoder, size_t *row_bytes) {
+    if (decoder == NULL || row_bytes == NULL) return CPNG_ERROR_INVALID_ARGUMENT;
+    if (!decoder->header_read || decoder->pixels_read) {
+        return cpng_reject(decoder, CPNG_ERROR_INVALID_ARGUMENT, "rows asked at the wrong time");
+    }
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) {
+        return cpng_reject(decoder, CPNG_ERROR_UNSUPPORTED, "an interlaced image cannot be read row by row");
+    }
+    if (setjmp(png_jmpbuf(png))) return decoder->errors.status;
+    decoder->pixels_read = 1;
+    size_t width = png_get_image_width(png, info);
+    if (!cpng_prepare_rgba(png, info, width)) {
+        return cpng_reject(decoder, CPNG_ERROR_UNSUPPORTED, "could not convert to 8-bit RGBA");
+    }
+    *row_bytes = width * 4;
+    return CPNG_OK;
+}
+
+cpng_status cpng_read_next_row(cpng_decoder *decoder, uint8_t *row) {
+    if (decoder == NULL) return CPNG_ERROR_INVALID_ARGUMENT;
+    png_structp png = decoder->png;
+    if (!decoder->pixels_read || decoder->rows_finished || row == NULL
+        || decoder->rows_read >= png_get_image_height(png, decoder->info)) {
+        return cpng_reject(decoder, CPNG_ERROR_INVALID_ARGUMENT, "row asked at the wrong time");
+    }
+    if (setjmp(png_jmpbuf(png))) return decoder->errors.status;
+    png_read_row(png, row, NULL);
+    decoder->rows_read++;
+    return CPNG_OK;
+}
+
+cpng_status cpng_finish_rows(cpng_decoder *decoder) {
+    if (decoder == NULL) return CPNG_ERROR_INVALID_ARGUMENT;
+    png_structp png = decoder->png;
+    if (!decoder->pixels_read || decoder->rows_finished
+        || decoder->rows_read != png_get_image_height(png, decoder->info)) {
+        return cpng_reject(decoder, CPNG_ERROR_INVALID_ARGUMENT, "finish asked before the last row");
+    }
+    if (setjmp(png_jmpbuf(png))) return decoder->errors.status;
+    decoder->rows_finished = 1;
     png_read_end(png, NULL);
     return CPNG_OK;
 }

@@ -48,6 +48,14 @@ cpng_status cpng_read_header(cpng_decoder *decoder, cpng_header *header);
 /// Decodes every row as straight (not premultiplied) RGBA8: any colour type and bit depth, palette and tRNS
 /// expanded, 16-bit scaled to 8, Adam7 deinterlaced. Then reads to IEND, so a truncated file fails.
 cpng_status cpng_read_rgba(cpng_decoder *decoder, uint8_t *pixels, size_t stride, size_t capacity);
+/// Prepares to read the rows one at a time as straight RGBA8, with the transforms of `cpng_read_rgba`; sets
+/// `*row_bytes` to the bytes each row takes (width × 4). Interlaced files fail with CPNG_ERROR_UNSUPPORTED:
+/// their passes need the whole image in memory (use `cpng_read_rgba`).
+cpng_status cpng_start_rows(cpng_decoder *decoder, size_t *row_bytes);
+/// Reads the next row into `row` (`row_bytes` long). Call once per row, top to bottom, after `cpng_start_rows`.
+cpng_status cpng_read_next_row(cpng_decoder *decoder, uint8_t *row);
+/// After the last row: reads the chunks up to IEND, so a file cut after its image data still fails.
+cpng_status cpng_finish_rows(cpng_decoder *decoder);
 /// The message of the last failure ("" when none). Owned by the decoder.
 const char *cpng_decoder_message(const cpng_decoder *decoder);
 /// Releases the decoder. Accepts NULL.

@@ -39,19 +39,6 @@ struct PNGDecodingTests {
         #expect(paletteHeader.orientedSize == PixelSize(width: 13, height: 9))
     }
 
-    @Test("PNG ignores targetSize and decodes at full size")
-    func ignoresTargetSize() throws {
-        // Given a 13×9 PNG
-        let data = try PNGVariant(colorType: 6, bitDepth: 8, interlaced: false, transparency: false).encoded()
-
-        // When it is decoded with a smaller target
-        let options = ImageDecodingOptions(targetSize: PixelSize(width: 2, height: 2))
-        let image = try ImageDecoder.decode(data, options: options)
-
-        // Then it keeps its full size
-        #expect(image.width == 13 && image.height == 9)
-    }
-
     @Test("1×1 and 10000×1 PNGs decode")
     func decodesTinyAndVeryWide() throws {
         // Given a 1×1 half-transparent PNG and a 10000×1 gradient PNG

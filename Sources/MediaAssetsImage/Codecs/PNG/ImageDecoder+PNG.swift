@@ -4,23 +4,41 @@ extension ImageDecoder {
     static func pngHeader(_ bytes: UnsafeRawBufferPointer) throws -> ImageHeader {
         let decoder = try PNGDecoderHandle(bytes)
         defer { decoder.close() }
-        return try decoder.readHeader()
+        return try decoder.readHeader().header
     }
 
-    /// PNG decodes at full size (no `targetSize` scaling) and carries no EXIF orientation here.
+    /// Decodes at display size: the rows are read one at a time and box-reduced toward `targetSize ×
+    /// downsamplingHeadroom`, keeping only `regionOfInterest`, so memory is the output plus a row. An
+    /// interlaced file is decoded whole first (its passes fill every row), then reduced. PNG carries no EXIF
+    /// orientation here.
     static func decodePNG(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws -> Image {
         let decoder = try PNGDecoderHandle(bytes)
         defer { decoder.close() }
-        let header = try decoder.readHeader()
+        let (header, interlaced) = try decoder.readHeader()
         try checkPixelLimit(of: header, options: options)
-        let stride = header.width * 4
-        let byteCount = stride * header.height
-        let pixels = try [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initializedCount in
-            try decoder.check(cpng_read_rgba(decoder.pointer, buffer.baseAddress, stride, buffer.count))
-            initializedCount = byteCount
-            if header.hasAlpha { PixelConversion.premultiply(buffer) }
+        let plan = DisplaySizePlan(sourceSize: header.storedSize, options: options)
+        if plan.isWholeSource { return try decoder.readWhole(header) }
+        let reducer = RowBoxReducer(plan: plan)
+        if interlaced {
+            let whole = try decoder.readWhole(header)
+            whole.pixels.withUnsafeBufferPointer { pixels in
+                for y in plan.sourceRows { reducer.add(row: pixels.baseAddress! + y * header.width * 4, y: y) }
+            }
+            return reducer.image()
         }
-        return Image(width: header.width, height: header.height, pixels: pixels)
+        var rowBytes = 0
+        try decoder.check(cpng_start_rows(decoder.pointer, &rowBytes))
+        var row = [UInt8](repeating: 0, count: rowBytes)
+        try row.withUnsafeMutableBufferPointer { row in
+            for y in 0..<header.height {
+                try decoder.check(cpng_read_next_row(decoder.pointer, row.baseAddress))
+                guard reducer.needs(row: y) else { continue }
+                if header.hasAlpha { PixelConversion.premultiply(row) }
+                reducer.add(row: row.baseAddress!, y: y)
+            }
+        }
+        try decoder.check(cpng_finish_rows(decoder.pointer))
+        return reducer.image()
     }
 }
 
@@ -39,13 +57,26 @@ private struct PNGDecoderHandle {
         cpng_decoder_destroy(pointer)
     }
 
-    func readHeader() throws -> ImageHeader {
+    func readHeader() throws -> (header: ImageHeader, interlaced: Bool) {
         var raw = cpng_header()
         try check(cpng_read_header(pointer, &raw))
-        return ImageHeader(
+        let header = ImageHeader(
             format: .png, width: Int(raw.width), height: Int(raw.height),
             orientation: .identity, hasAlpha: raw.has_alpha != 0
         )
+        return (header, raw.interlaced != 0)
+    }
+
+    /// Every pixel at full size, premultiplied.
+    func readWhole(_ header: ImageHeader) throws -> Image {
+        let stride = header.width * 4
+        let byteCount = stride * header.height
+        let pixels = try [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initializedCount in
+            try check(cpng_read_rgba(pointer, buffer.baseAddress, stride, buffer.count))
+            initializedCount = byteCount
+            if header.hasAlpha { PixelConversion.premultiply(buffer) }
+        }
+        return Image(width: header.width, height: header.height, pixels: pixels)
     }
 
     func check(_ status: cpng_status) throws {

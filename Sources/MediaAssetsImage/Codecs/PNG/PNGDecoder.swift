@@ -1,6 +1,7 @@
 import Foundation
 
-/// Decodes PNG through the linked libpng, at full size, into premultiplied RGBA.
+/// Decodes PNG through the linked libpng into premultiplied RGBA, at display size: rows are read one at a time
+/// and box-reduced toward `targetSize` (with `downsamplingHeadroom`), keeping only `regionOfInterest`.
 public struct PNGDecoder: ImageDecoding, Hashable {
     /// "png".
     public var identifier: String { ImageFormat.png.rawValue }
@@ -16,7 +17,12 @@ public struct PNGDecoder: ImageDecoding, Hashable {
         try data.withUnsafeBytes { try ImageDecoder.pngHeader($0) }
     }
 
-    /// Decodes at full size (APNG's extra frames are ignored: libpng reads the default image).
+    /// `true`: only the region of interest is kept, row by row.
+    public var decodesRegions: Bool { true }
+
+    /// Decodes toward `options.targetSize`, cut to `options.regionOfInterest` (APNG's extra frames are ignored:
+    /// libpng reads the default image). Peak memory is the output plus a few rows, except for an interlaced file,
+    /// which is decoded whole (4 bytes a pixel) before it is reduced.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         try data.withUnsafeBytes { try ImageDecoder.decodePNG($0, options: options) }
     }
