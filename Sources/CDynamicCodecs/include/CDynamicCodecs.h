@@ -43,6 +43,67 @@ typedef int (*ma_webp_get_version_fn)(void);
 /// WebPFree(pointer).
 typedef void (*ma_webp_free_fn)(void *);
 
+/// struct WebPRGBABuffer: the RGBA view of struct WebPDecBuffer's union.
+typedef struct {
+    uint8_t *rgba;
+    int stride;
+    size_t size;
+} ma_webp_rgba_buffer;
+
+/// struct WebPYUVABuffer: the union's larger member, declared so the union has libwebp's size.
+typedef struct {
+    uint8_t *y, *u, *v, *a;
+    int y_stride;
+    int u_stride, v_stride;
+    int a_stride;
+    size_t y_size;
+    size_t u_size, v_size;
+    size_t a_size;
+} ma_webp_yuva_buffer;
+
+/// struct WebPDecBuffer.
+typedef struct {
+    int colorspace;  // WEBP_CSP_MODE
+    int width, height;
+    int is_external_memory;
+    union {
+        ma_webp_rgba_buffer RGBA;
+        ma_webp_yuva_buffer YUVA;
+    } u;
+    uint32_t pad[4];
+    uint8_t *private_memory;
+} ma_webp_dec_buffer;
+
+/// struct WebPDecoderOptions: cropping is applied first (its origin snapped to even values), then scaling.
+typedef struct {
+    int bypass_filtering;
+    int no_fancy_upsampling;
+    int use_cropping;
+    int crop_left, crop_top;
+    int crop_width, crop_height;
+    int use_scaling;
+    int scaled_width, scaled_height;
+    int use_threads;
+    int dithering_strength;
+    int flip;
+    int alpha_dithering_strength;
+    uint32_t pad[5];
+} ma_webp_decoder_options;
+
+/// struct WebPDecoderConfig.
+typedef struct {
+    ma_webp_bitstream_features input;
+    ma_webp_dec_buffer output;
+    ma_webp_decoder_options options;
+} ma_webp_decoder_config;
+
+/// WebPInitDecoderConfigInternal(config, version): nonzero on success.
+typedef int (*ma_webp_init_decoder_config_fn)(ma_webp_decoder_config *, int);
+/// WebPDecode(data, size, config): a VP8StatusCode (7 is VP8_STATUS_NOT_ENOUGH_DATA).
+typedef ma_webp_status (*ma_webp_decode_fn)(const uint8_t *, size_t, ma_webp_decoder_config *);
+/// WebPFreeDecBuffer(buffer): releases memory libwebp allocated for the output (none when external).
+typedef void (*ma_webp_free_dec_buffer_fn)(ma_webp_dec_buffer *);
+
 // MARK: - libwebpdemux (webp/demux.h, webp/mux_types.h)
 
 /// struct WebPData.
@@ -187,6 +248,7 @@ typedef struct {
 } ma_heif_error;
 
 #define MA_HEIF_COLORSPACE_RGB 1
+#define MA_HEIF_CHROMA_INTERLEAVED_RGB 10
 #define MA_HEIF_CHROMA_INTERLEAVED_RGBA 11
 #define MA_HEIF_CHANNEL_INTERLEAVED 10
 #define MA_HEIF_COMPRESSION_HEVC 1
@@ -214,6 +276,15 @@ typedef ma_heif_error (*ma_heif_get_primary_handle_fn)(void *, void **);
 typedef void (*ma_heif_handle_release_fn)(const void *);
 typedef int (*ma_heif_handle_get_int_fn)(const void *);
 typedef ma_heif_error (*ma_heif_decode_image_fn)(const void *, void **, int, int, const void *);
+/// heif_image_handle_get_list_of_thumbnail_IDs(handle, ids, count): the number of ids written.
+typedef int (*ma_heif_handle_get_thumbnail_ids_fn)(const void *, uint32_t *, int);
+/// heif_image_handle_get_thumbnail(handle, id, &thumbnail_handle).
+typedef ma_heif_error (*ma_heif_handle_get_thumbnail_fn)(const void *, uint32_t, void **);
+/// heif_context_assign_thumbnail(context, master_handle, thumbnail_handle): marks an encoded image as the
+/// other's thumbnail (a `thmb` reference).
+typedef ma_heif_error (*ma_heif_assign_thumbnail_fn)(void *, const void *, const void *);
+/// heif_encoder_set_parameter_string(encoder, name, value): x265's "preset", for example.
+typedef ma_heif_error (*ma_heif_encoder_set_parameter_string_fn)(void *, const char *, const char *);
 typedef int (*ma_heif_image_get_width_fn)(const void *, int);
 typedef const uint8_t *(*ma_heif_image_get_plane_readonly_fn)(const void *, int, int *);
 typedef void (*ma_heif_image_release_fn)(const void *);

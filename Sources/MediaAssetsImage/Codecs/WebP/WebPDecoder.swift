@@ -33,31 +33,25 @@ public struct WebPDecoder: ImageDecoding {
         )
     }
 
-    /// Decodes a still WebP, or the first frame of an animated one, at full size.
+    /// `true`: libwebp crops a still image itself; the first frame of an animation is cut after decoding.
+    public var decodesRegions: Bool { true }
+
+    /// Decodes a still WebP at display size (see `decodeStill`), or the first frame of an animated one at full
+    /// size.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let library = try codec.get()
         let features = try features(of: data, library: library)
         if features.has_animation != 0 {
-            return try animationFrames(data, options: options, frameLimit: 1).frames[0].image
+            let frame = try animationFrames(data, options: options, frameLimit: 1).frames[0].image
+            guard let region = options.regionOfInterest else { return frame }
+            return frame.cropped(to: region.rect(in: PixelSize(width: frame.width, height: frame.height)))
         }
         let header = ImageHeader(
             format: .webp, width: Int(features.width), height: Int(features.height), orientation: .identity,
             hasAlpha: features.has_alpha != 0
         )
         try ImageDecoder.checkPixelLimit(of: header, options: options)
-        let stride = header.width * 4
-        let byteCount = stride * header.height
-        let pixels = try [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initializedCount in
-            let written = data.withUnsafeBytes { bytes in
-                library.decodeRGBAInto(
-                    ImageDecoder.firstByte(of: bytes), bytes.count, buffer.baseAddress, byteCount, Int32(stride)
-                )
-            }
-            guard written != nil else { throw failure(data, reason: "libwebp could not decode the bitstream") }
-            initializedCount = byteCount
-            if header.hasAlpha { PixelConversion.premultiply(buffer) }
-        }
-        return Image(width: header.width, height: header.height, pixels: pixels)
+        return try decodeStill(data, header: header, library: library, options: options)
     }
 
     /// Decodes every frame of an animated WebP (a still WebP is one frame).

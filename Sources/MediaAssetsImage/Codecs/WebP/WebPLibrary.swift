@@ -11,6 +11,9 @@ package final class WebPLibrary: DynamicLibraryBinding {
     let encodeRGBA: ma_webp_encode_rgba_fn
     let encodeLosslessRGBA: ma_webp_encode_lossless_rgba_fn
     let free: ma_webp_free_fn
+    let initDecoderConfig: ma_webp_init_decoder_config_fn
+    let decodeWithConfig: ma_webp_decode_fn
+    let freeDecBuffer: ma_webp_free_dec_buffer_fn
 
     /// The installed library, loaded at first use (or why it could not be).
     package static let system = WebPLibrary.load()
@@ -30,6 +33,9 @@ package final class WebPLibrary: DynamicLibraryBinding {
         encodeRGBA = try library.function("WebPEncodeRGBA")
         encodeLosslessRGBA = try library.function("WebPEncodeLosslessRGBA")
         free = try library.function("WebPFree")
+        initDecoderConfig = try library.function("WebPInitDecoderConfigInternal")
+        decodeWithConfig = try library.function("WebPDecode")
+        freeDecBuffer = try library.function("WebPFreeDecBuffer")
     }
 }
 
