@@ -34,15 +34,29 @@ public struct HEIFDecoder: ImageDecoding {
         }
     }
 
-    /// Decodes the primary image, upright, into premultiplied RGBA.
+    /// `true`: the region of interest is cut while the decoded plane is reduced.
+    public var decodesRegions: Bool { true }
+
+    /// Decodes the primary image, upright, into premultiplied RGBA at display size.
+    ///
+    /// With a `targetSize`, the smallest embedded thumbnail (as cameras and phones write them, typically
+    /// 320×240) whose region of interest still covers `targetSize × downsamplingHeadroom` is decoded instead
+    /// of the primary image. Otherwise libheif decodes the whole primary image (libheif 1.15 has no scaled or
+    /// partial decoding): its YCbCr planes and their RGB conversion, about 4.5 bytes a pixel, are held while
+    /// the result is box-reduced from them row by row.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let format = HEIFBrands.format(of: data) ?? .heic
         let library = try loaded(format)
+        if let reason = HEIFBrands.truncation(of: data) { throw ImageError.truncated(format: format, reason: reason) }
         let session = HEIFSession(library: library, format: format)
         return try session.withPrimaryImage(data) { handle in
             let header = header(library, handle, format)
             try ImageDecoder.checkPixelLimit(of: header, options: options)
-            return try session.decodeRGBA(handle, hasAlpha: header.hasAlpha)
+            if options.targetSize != nil, let thumbnail = try session.thumbnail(of: handle, covering: options) {
+                defer { library.handleRelease(thumbnail) }
+                return try session.decode(thumbnail, hasAlpha: library.handleHasAlpha(thumbnail) != 0, options: options)
+            }
+            return try session.decode(handle, hasAlpha: header.hasAlpha, options: options)
         }
     }
 
@@ -59,63 +73,5 @@ public struct HEIFDecoder: ImageDecoding {
             format: format, width: Int(library.handleWidth(handle)), height: Int(library.handleHeight(handle)),
             orientation: .identity, hasAlpha: library.handleHasAlpha(handle) != 0
         )
-    }
-}
-
-/// One libheif context over borrowed bytes.
-private struct HEIFSession {
-    let library: HEIFLibrary
-    let format: ImageFormat
-
-    func withPrimaryImage<Result>(_ data: Data, _ body: (UnsafeRawPointer) throws -> Result) throws -> Result {
-        guard let context = library.contextAlloc() else {
-            throw ImageError.outOfMemory(format: format, reason: "could not allocate a libheif context")
-        }
-        defer { library.contextFree(context) }
-        return try data.withUnsafeBytes { bytes in
-            try check(library.readFromMemory(context, bytes.baseAddress, bytes.count, nil))
-            var handle: UnsafeMutableRawPointer?
-            try check(library.primaryHandle(context, &handle))
-            guard let handle else { throw ImageError.corrupt(format: format, reason: "the file has no primary image") }
-            defer { library.handleRelease(handle) }
-            return try body(UnsafeRawPointer(handle))
-        }
-    }
-
-    func decodeRGBA(_ handle: UnsafeRawPointer, hasAlpha: Bool) throws -> Image {
-        var decoded: UnsafeMutableRawPointer?
-        try check(
-            library.decodeImage(handle, &decoded, MA_HEIF_COLORSPACE_RGB, MA_HEIF_CHROMA_INTERLEAVED_RGBA, nil)
-        )
-        guard let decoded else { throw ImageError.corrupt(format: format, reason: "libheif returned no image") }
-        defer { library.imageRelease(decoded) }
-        let width = Int(library.imageWidth(decoded, MA_HEIF_CHANNEL_INTERLEAVED))
-        let height = Int(library.imageHeight(decoded, MA_HEIF_CHANNEL_INTERLEAVED))
-        var stride: Int32 = 0
-        guard width > 0, height > 0, let plane = library.imagePlane(decoded, MA_HEIF_CHANNEL_INTERLEAVED, &stride),
-            Int(stride) >= width * 4
-        else { throw ImageError.invalidDimensions(format: format, width: width, height: height) }
-        let rowBytes = width * 4
-        let pixels = [UInt8](unsafeUninitializedCapacity: rowBytes * height) { buffer, initializedCount in
-            for row in 0..<height {
-                let target = UnsafeMutableRawPointer(buffer.baseAddress! + row * rowBytes)
-                target.copyMemory(from: plane + row * Int(stride), byteCount: rowBytes)
-            }
-            initializedCount = rowBytes * height
-            if hasAlpha { PixelConversion.premultiply(buffer) }
-        }
-        return Image(width: width, height: height, pixels: pixels)
-    }
-
-    /// heif_error: code 0 is success; sub-error 100 (end of data) means the file was cut.
-    private func check(_ error: ma_heif_error) throws {
-        guard error.code != 0 else { return }
-        let reason = error.message.map { String(cString: $0) } ?? "libheif error \(error.code)"
-        switch (error.code, error.subcode) {
-        case (_, 100): throw ImageError.truncated(format: format, reason: reason)
-        case (3, _), (4, _): throw ImageError.unsupported(format: format, reason: reason)
-        case (6, _): throw ImageError.outOfMemory(format: format, reason: reason)
-        default: throw ImageError.corrupt(format: format, reason: reason)
-        }
     }
 }

@@ -15,6 +15,9 @@ package final class HEIFLibrary: DynamicLibraryBinding {
     let handleWidth: ma_heif_handle_get_int_fn
     let handleHeight: ma_heif_handle_get_int_fn
     let handleHasAlpha: ma_heif_handle_get_int_fn
+    let thumbnailCount: ma_heif_handle_get_int_fn
+    let thumbnailIDs: ma_heif_handle_get_thumbnail_ids_fn
+    let thumbnail: ma_heif_handle_get_thumbnail_fn
     let decodeImage: ma_heif_decode_image_fn
     let imageWidth: ma_heif_image_get_width_fn
     let imageHeight: ma_heif_image_get_width_fn
@@ -55,6 +58,9 @@ package final class HEIFLibrary: DynamicLibraryBinding {
         handleWidth = try library.function("heif_image_handle_get_width")
         handleHeight = try library.function("heif_image_handle_get_height")
         handleHasAlpha = try library.function("heif_image_handle_has_alpha_channel")
+        thumbnailCount = try library.function("heif_image_handle_get_number_of_thumbnails")
+        thumbnailIDs = try library.function("heif_image_handle_get_list_of_thumbnail_IDs")
+        thumbnail = try library.function("heif_image_handle_get_thumbnail")
         decodeImage = try library.function("heif_decode_image")
         imageWidth = try library.function("heif_image_get_width")
         imageHeight = try library.function("heif_image_get_height")
