@@ -2,20 +2,6 @@
 #include <string.h>
 #include "cjpeg_internal.h"
 
-struct cjpeg_decoder {
-    struct jpeg_decompress_struct info;
-    cjpeg_error_manager errors;
-    const uint8_t *data;
-    size_t size;
-    int created;
-    int header_read;
-    int started;
-    int cmyk_inverted;
-    int cmyk_output;
-    int scan_limit;
-    struct jpeg_progress_mgr progress;
-};
-
 // A progressive file can carry thousands of tiny scans, each a full pass over the coefficients: a few KB that
 // take minutes to decode. libjpeg-turbo's djpeg guards with -maxscans through the progress monitor; so do we.
 static void cjpeg_check_scans(j_common_ptr common) {
@@ -33,7 +19,7 @@ static void cjpeg_check_scans(j_common_ptr common) {
 #define CJPEG_GUARD(decoder) \
     if (setjmp((decoder)->errors.jump)) return (decoder)->errors.status
 
-static cjpeg_status cjpeg_reject(cjpeg_decoder *decoder, cjpeg_status status, const char *message) {
+cjpeg_status cjpeg_reject(cjpeg_decoder *decoder, cjpeg_status status, const char *message) {
     decoder->errors.status = status;
     snprintf(decoder->errors.message, sizeof decoder->errors.message, "%s", message);
     return status;
@@ -83,6 +69,7 @@ cjpeg_status cjpeg_read_header(cjpeg_decoder *decoder, cjpeg_header *header) {
         return decoder == NULL ? CJPEG_ERROR_INVALID_ARGUMENT
                                : cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "header already read");
     }
+    if (decoder->incremental) return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "incremental decoder");
     if (decoder->data == NULL || decoder->size == 0) {
         return cjpeg_reject(decoder, CJPEG_ERROR_TRUNCATED, "empty input");
     }
@@ -92,6 +79,12 @@ cjpeg_status cjpeg_read_header(cjpeg_decoder *decoder, cjpeg_header *header) {
     jpeg_save_markers(info, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(info, TRUE);
     decoder->header_read = 1;
+    cjpeg_fill_header(decoder, header);
+    return CJPEG_OK;
+}
+
+void cjpeg_fill_header(cjpeg_decoder *decoder, cjpeg_header *header) {
+    j_decompress_ptr info = &decoder->info;
     header->width = (int)info->image_width;
     header->height = (int)info->image_height;
     header->components = info->num_components;
@@ -99,10 +92,9 @@ cjpeg_status cjpeg_read_header(cjpeg_decoder *decoder, cjpeg_header *header) {
     header->adobe_marker = info->saw_Adobe_marker ? 1 : 0;
     header->orientation = cjpeg_find_orientation(info);
     header->progressive = info->progressive_mode ? 1 : 0;
-    return CJPEG_OK;
 }
 
-static void cjpeg_configure(cjpeg_decoder *decoder, int scale_numerator) {
+void cjpeg_configure(cjpeg_decoder *decoder, int scale_numerator) {
     j_decompress_ptr info = &decoder->info;
     info->scale_num = (unsigned int)scale_numerator;
     info->scale_denom = 8;
@@ -133,6 +125,12 @@ cjpeg_status cjpeg_start(cjpeg_decoder *decoder, int scale_numerator, int *width
     CJPEG_GUARD(decoder);
     cjpeg_configure(decoder, scale_numerator);
     decoder->started = 1;
+    if (decoder->skips_unneeded_scans && decoder->info.progressive_mode && !decoder->incremental) {
+        jpeg_calc_output_dimensions(&decoder->info);
+        cjpeg_status status = cjpeg_install_scan_filter(decoder);
+        if (status != CJPEG_OK) return status;
+    }
+    if (decoder->incremental) decoder->info.buffered_image = TRUE;
     jpeg_start_decompress(&decoder->info);
     if (decoder->info.output_components != 4) {
         return cjpeg_reject(decoder, CJPEG_ERROR_UNSUPPORTED, "unexpected output component count");
@@ -144,7 +142,7 @@ cjpeg_status cjpeg_start(cjpeg_decoder *decoder, int scale_numerator, int *width
 
 // CMYK to RGB the way Photoshop-compatible readers do: R = (1 - C)(1 - K). Adobe files store inverted samples,
 // so there the stored values already are (1 - C) and (1 - K).
-static void cjpeg_cmyk_row_to_rgba(uint8_t *row, size_t width, int inverted) {
+void cjpeg_cmyk_row_to_rgba(uint8_t *row, size_t width, int inverted) {
     for (size_t x = 0; x < width; x++) {
         uint8_t *pixel = row + x * 4;
         unsigned int c = pixel[0], m = pixel[1], y = pixel[2], k = pixel[3];
@@ -250,8 +248,18 @@ const char *cjpeg_decoder_message(const cjpeg_decoder *decoder) {
     return decoder == NULL ? "" : decoder->errors.message;
 }
 
+void cjpeg_decoder_set_skips_unneeded_scans(cjpeg_decoder *decoder, int enabled) {
+    if (decoder != NULL) decoder->skips_unneeded_scans = enabled != 0;
+}
+
+int cjpeg_decoder_scans_skipped(const cjpeg_decoder *decoder) {
+    return decoder == NULL ? 0 : decoder->scans_skipped;
+}
+
 void cjpeg_decoder_destroy(cjpeg_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->created) jpeg_destroy_decompress(&decoder->info);
+    free(decoder->filtered.ranges);
+    free(decoder->suspending.buffer);
     free(decoder);
 }

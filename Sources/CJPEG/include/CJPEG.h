@@ -16,7 +16,9 @@ typedef enum {
     CJPEG_ERROR_TRUNCATED = 2,
     CJPEG_ERROR_UNSUPPORTED = 3,
     CJPEG_ERROR_OUT_OF_MEMORY = 4,
-    CJPEG_ERROR_INVALID_ARGUMENT = 5
+    CJPEG_ERROR_INVALID_ARGUMENT = 5,
+    /// An incremental decoder needs more bytes before it can go on (not an error).
+    CJPEG_SUSPENDED = 6
 } cjpeg_status;
 
 /// The colour space the file's components are stored in.
@@ -69,8 +71,35 @@ cjpeg_status cjpeg_read_region(cjpeg_decoder *decoder, int x, int y, int width, 
 #define CJPEG_DEFAULT_SCAN_LIMIT 1000
 /// Changes the scan limit (tests use a small one). Call before `cjpeg_start`.
 void cjpeg_decoder_set_scan_limit(cjpeg_decoder *decoder, int limit);
+/// Whether a progressive file decoded at a reduced DCT scale leaves out the scans the output does not read
+/// (off by default). Each component's reduced inverse DCT reads only the top-left square of its coefficients
+/// (the DC alone at 1/8), so a scan that refines none of those changes no output pixel; a refinement scan of a
+/// band whose earlier scan was left out is left out too. Before decoding, the rest of the file is walked
+/// marker by marker (entropy-coded bytes skipped, not decoded) to EOI: a file cut anywhere still fails with
+/// CJPEG_ERROR_TRUNCATED, and the scan limit still holds. Call before `cjpeg_start`.
+void cjpeg_decoder_set_skips_unneeded_scans(cjpeg_decoder *decoder, int enabled);
+/// How many scans `cjpeg_start` left out (0 unless it skipped any).
+int cjpeg_decoder_scans_skipped(const cjpeg_decoder *decoder);
 /// The message of the last failure ("" when none). Owned by the decoder.
 const char *cjpeg_decoder_message(const cjpeg_decoder *decoder);
+
+/// Creates a decoder fed piece by piece (`cjpeg_append`) that decodes in libjpeg's buffered-image mode: call
+/// `cjpeg_read_header_incremental` until it stops returning CJPEG_SUSPENDED, then `cjpeg_scaled_size` and
+/// `cjpeg_start` as usual, then `cjpeg_consume` after each piece and `cjpeg_render_scan` for a preview.
+/// Returns NULL when out of memory.
+cjpeg_decoder *cjpeg_decoder_create_incremental(void);
+/// Appends `size` bytes, copied: only the bytes libjpeg has not consumed yet are kept between calls.
+cjpeg_status cjpeg_append(cjpeg_decoder *decoder, const uint8_t *data, size_t size);
+/// Reads the header once enough bytes arrived; CJPEG_SUSPENDED until then.
+cjpeg_status cjpeg_read_header_incremental(cjpeg_decoder *decoder, cjpeg_header *header);
+/// Consumes the bytes appended so far (each is entropy-decoded once). `*useful_scan` becomes the number of the
+/// last completely received scan that changed coefficients the configured output reads (0 before the first),
+/// `*complete` 1 once the EOI marker was read. Failures are sticky.
+cjpeg_status cjpeg_consume(cjpeg_decoder *decoder, int *useful_scan, int *complete);
+/// Decodes the image as the scans up to `scan` (at most the last useful one) leave it, at the started scale,
+/// and copies the `width` × `height` rectangle at (`x`, `y`) into `pixels` as RGBA8, like `cjpeg_read_region`.
+cjpeg_status cjpeg_render_scan(cjpeg_decoder *decoder, int scan, int x, int y, int width, int height,
+                               uint8_t *pixels, size_t stride, size_t capacity);
 /// Releases the decoder and everything libjpeg allocated. Accepts NULL.
 void cjpeg_decoder_destroy(cjpeg_decoder *decoder);
 

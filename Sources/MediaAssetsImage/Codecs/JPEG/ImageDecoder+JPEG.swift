@@ -9,8 +9,13 @@ extension ImageDecoder {
 
     /// Decodes upright, at the DCT scale that leaves the region of interest `targetSize × headroom`, and only
     /// that region; an image that must be turned goes through a pooled buffer first.
+    ///
+    /// A progressive file decoded at a reduced scale leaves out the scans that refine only coefficients the
+    /// reduced inverse DCT never reads (`skipsUnneededScans`; the DC scans alone at 1/8), after checking that
+    /// the file still reaches its EOI marker.
     static func decodeJPEG(
-        _ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions, pool: DecodeBufferPool = .shared
+        _ bytes: UnsafeRawBufferPointer, options: ImageDecodingOptions, pool: DecodeBufferPool = .shared,
+        skipsUnneededScans: Bool = true
     ) throws -> Image {
         let decoder = try JPEGDecoderHandle(bytes)
         defer { decoder.close() }
@@ -20,14 +25,8 @@ extension ImageDecoder {
             orientation: options.appliesOrientation ? header.orientation : .identity,
             region: options.regionOfInterest
         )
-        let scale: Int32 =
-            try options.targetSize.map { target -> Int32 in
-                let needed = JPEGRegionPlan.neededSize(target: target, headroom: options.downsamplingHeadroom)
-                return try decoder.smallestScale { storedSize in
-                    let region = plan.uprightRect(storedSize: storedSize)
-                    return region.width >= needed.width && region.height >= needed.height
-                }
-            } ?? 8
+        let scale = try decoder.scale(for: options, plan: plan)
+        if skipsUnneededScans, scale < 8 { cjpeg_decoder_set_skips_unneeded_scans(decoder.pointer, 1) }
         let storedSize = try decoder.start(scaleNumerator: scale)
         let rect = plan.storedRect(storedSize: storedSize)
         let byteCount = rect.width * rect.height * 4
@@ -43,74 +42,6 @@ extension ImageDecoder {
             return OrientationTransform.apply(
                 plan.orientation, toPixels: UnsafeRawBufferPointer(buffer), width: rect.width, height: rect.height
             )
-        }
-    }
-}
-
-/// One libjpeg decompression over borrowed bytes; `close()` releases it.
-private struct JPEGDecoderHandle {
-    let pointer: OpaquePointer
-
-    init(_ bytes: UnsafeRawBufferPointer) throws {
-        guard let pointer = cjpeg_decoder_create(ImageDecoder.firstByte(of: bytes), bytes.count) else {
-            throw ImageError.outOfMemory(format: .jpeg, reason: "could not create the decoder")
-        }
-        self.pointer = pointer
-    }
-
-    func close() {
-        cjpeg_decoder_destroy(pointer)
-    }
-
-    func readHeader() throws -> ImageHeader {
-        var raw = cjpeg_header()
-        try check(cjpeg_read_header(pointer, &raw))
-        return ImageHeader(
-            format: .jpeg, width: Int(raw.width), height: Int(raw.height),
-            orientation: ImageOrientation(rawValue: Int(raw.orientation)) ?? .identity, hasAlpha: false
-        )
-    }
-
-    /// The smallest n in 1...8 whose n/8 (stored) output size `suffices` (8 when none smaller does).
-    func smallestScale(where suffices: (PixelSize) -> Bool) throws -> Int32 {
-        for numerator: Int32 in 1..<8 {
-            var width: Int32 = 0
-            var height: Int32 = 0
-            try check(cjpeg_scaled_size(pointer, numerator, &width, &height))
-            if suffices(PixelSize(width: Int(width), height: Int(height))) { return numerator }
-        }
-        return 8
-    }
-
-    /// Decodes the stored pixels in `rect` (of the started output) into `buffer`, rows without padding.
-    func read(_ rect: PixelRect, into buffer: UnsafeMutableRawBufferPointer) throws {
-        let pixels = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        try check(
-            cjpeg_read_region(
-                pointer, Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height), pixels,
-                rect.width * 4, buffer.count
-            )
-        )
-    }
-
-    func start(scaleNumerator: Int32) throws -> PixelSize {
-        var width: Int32 = 0
-        var height: Int32 = 0
-        try check(cjpeg_start(pointer, scaleNumerator, &width, &height))
-        guard width > 0, height > 0 else {
-            throw ImageError.invalidDimensions(format: .jpeg, width: Int(width), height: Int(height))
-        }
-        return PixelSize(width: Int(width), height: Int(height))
-    }
-
-    func check(_ status: cjpeg_status) throws {
-        guard status != CJPEG_OK else { return }
-        let reason = String(cString: cjpeg_decoder_message(pointer))
-        switch status {
-        case CJPEG_ERROR_TRUNCATED: throw ImageError.truncated(format: .jpeg, reason: reason)
-        case CJPEG_ERROR_UNSUPPORTED: throw ImageError.unsupported(format: .jpeg, reason: reason)
-        case CJPEG_ERROR_OUT_OF_MEMORY: throw ImageError.outOfMemory(format: .jpeg, reason: reason)
-        default: throw ImageError.corrupt(format: .jpeg, reason: reason)
         }
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 
 /// Decodes JPEG through the linked libjpeg-turbo: DCT downscaling toward `targetSize` (with
-/// `downsamplingHeadroom`), only the `regionOfInterest`, EXIF orientation.
+/// `downsamplingHeadroom`), only the `regionOfInterest`, EXIF orientation; a progressive file at a reduced scale
+/// reads only the scans that scale shows. Previews of progressive files while they download come from
+/// `makeIncrementalDecoder(options:)`.
 public struct JPEGDecoder: ImageDecoding, Hashable {
     /// "jpeg".
     public var identifier: String { ImageFormat.jpeg.rawValue }
@@ -18,6 +20,12 @@ public struct JPEGDecoder: ImageDecoding, Hashable {
     /// The SOF size, EXIF orientation; never alpha.
     public func header(of data: Data) throws -> ImageHeader {
         try data.withUnsafeBytes { try ImageDecoder.jpegHeader($0) }
+    }
+
+    /// Previews of a progressive JPEG as it downloads (libjpeg-turbo's buffered-image mode), at the size and
+    /// region the final decode with `options` has; see `IncrementalImageDecoding`. A baseline file gives none.
+    public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoding)? {
+        try? JPEGIncrementalDecoder(options: options)
     }
 
     /// Decodes, upright, downscaled toward `options.targetSize` and cut to `options.regionOfInterest` when set.
