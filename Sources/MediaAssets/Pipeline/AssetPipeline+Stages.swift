@@ -61,7 +61,8 @@ extension AssetPipeline {
         metadata.lastAccess = metadata.created
         metadata.etag = nil
         metadata.lastModified = nil
-        let encoded = try? decoder.encodeVariant(processed)
+        // Encoded only for the byte tiers: memory keeps the value alone, charged at its own cost.
+        let encoded = route.isMemoryOnly ? nil : try? decoder.encodeVariant(processed)
         metadata.contentType = encoded?.contentType
         let entry = CacheEntry(
             data: encoded?.data ?? Data(), metadata: metadata,
@@ -94,18 +95,21 @@ extension AssetPipeline {
             $0.storageHits += 1
         }
         var remembered = entry
+        remembered.data = Data()  // the bytes stay in the byte tiers; memory is charged the value only
         remembered.decoded = DecodedObject(value, cost: decoder.cost(of: value))
         route.memory?.insert(remembered, forKey: key)
         return AssetResult(value: value, source: .storage, metadata: entry.metadata)
     }
 
-    /// Keeps a processed value in memory at once and writes its bytes behind the caller's back.
+    /// Keeps a processed value in memory at once (without its encoded bytes, so it costs its value alone) and
+    /// writes its bytes to the byte tiers behind the caller's back.
     private func remember(_ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, persisting: Bool) {
         if let memory = route.memory {
-            memory.insert(entry, forKey: key)
-            if route.isMemoryOnly || !persisting { return }
+            var value = entry
+            value.data = Data()
+            memory.insert(value, forKey: key)
         }
-        guard persisting else { return }
+        guard persisting, !route.isMemoryOnly else { return }
         var bytes = entry
         bytes.decoded = nil
         manager.stage(bytes, forKey: key, route: route, bytesOnly: true)
@@ -193,15 +197,19 @@ extension AssetPipeline {
             case .memory: break
             }
         }
-        keep(value, options: options, metadata: fetched.entry.metadata, forKey: decodedKey(originalKey), route: route)
+        if configuration.decodedOriginals == .always {
+            keep(
+                value, options: options, metadata: fetched.entry.metadata, forKey: decodedKey(originalKey), route: route
+            )
+        }
         return AssetResult(value: value, source: fetched.source, metadata: fetched.entry.metadata)
     }
 
     /// Keeps a decoded original in memory, unless memory holds one that already satisfies these options.
-    private func keep(
+    func keep(
         _ value: Value, options: Decoder.Options, metadata: CacheMetadata, forKey key: CacheKey, route: StorageRoute
     ) {
-        guard configuration.keepsDecodedOriginals, let memory = route.memory else { return }
+        guard configuration.decodedOriginals != .never, let memory = route.memory else { return }
         // A larger decode that is at least as fresh stays: it answers this ask's options too.
         if let currentEntry = memory.cachedEntry(forKey: key), let current = currentEntry.decoded?.value as? KeptDecode,
             current.options != options, decoder.options(current.options, satisfy: options),

@@ -29,13 +29,13 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
 
     /// How a pipeline keeps what it decoded.
     public struct Configuration: Sendable {
-        /// Whether a decoded original is kept in memory (under `<key>@decoded(<decoder>)`) so other
-        /// variants of the same asset need no decode. On by default.
-        public var keepsDecodedOriginals: Bool
+        /// Which decoded originals are kept in memory (under `<key>@decoded(<decoder>)`). Default:
+        /// `.always`, so other variants of the same asset need no decode.
+        public var decodedOriginals: DecodedOriginalPolicy
 
         /// Creates a configuration.
-        public init(keepsDecodedOriginals: Bool = true) {
-            self.keepsDecodedOriginals = keepsDecodedOriginals
+        public init(decodedOriginals: DecodedOriginalPolicy = .always) {
+            self.decodedOriginals = decodedOriginals
         }
     }
 
@@ -111,9 +111,14 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         do {
             let route = try manager.route(for: storageType)
             let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
-            return try await LivePriority.withAskPriority(priority, request: request) {
+            let result = try await LivePriority.withAskPriority(priority, request: request) {
                 try await decoded(request, options: options, route: route, tracking: tracking)
             }
+            if configuration.decodedOriginals == .whenAskedUnprocessed, result.source != .memory {
+                let key = decodedKey(manager.cacheKey(for: request))
+                keep(result.value, options: options, metadata: result.metadata, forKey: key, route: route)
+            }
+            return result
         } catch {
             countFailure(error)
             throw error
@@ -181,6 +186,21 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     private func countFailure(_ error: Error) {
         if !(error is CancellationError) { counters.withLock { $0.failures += 1 } }
     }
+}
+
+/// Which decoded originals an `AssetPipeline` keeps in memory beside the values it returns.
+///
+/// A kept original lets another variant of the same asset skip its decode, and costs its bitmap (or parsed
+/// model) in the memory partition for as long as it stays there: for an image decoded at twice a 96 px
+/// style's size it is several times the variant's own bitmap.
+public enum DecodedOriginalPolicy: Sendable, Hashable {
+    /// Every decoded original: a second variant of the asset needs no decode while it stays in memory.
+    case always
+    /// Only originals asked for unprocessed (`value(for:options:storageType:)`), which are the value shown;
+    /// the decode a processed variant is made from is dropped once the variant is made.
+    case whenAskedUnprocessed
+    /// None: every ask that misses memory decodes stored bytes again.
+    case never
 }
 
 /// What an `AssetPipeline` did, counted.

@@ -92,7 +92,7 @@ public final class AnimationUtil: Sendable {
         let decoder = LottieDecoder(options: configuration.parsingOptions)
         self.animations = AssetPipeline(manager: manager, decoder: decoder)
         self.animationsWithAssets = AssetPipeline(
-            manager: manager, decoder: decoder, configuration: .init(keepsDecodedOriginals: false)
+            manager: manager, decoder: decoder, configuration: .init(decodedOriginals: .never)
         )
         self.archives = AssetPipeline(
             manager: manager, decoder: DotLottieDecoder(options: configuration.dotLottieOptions)
