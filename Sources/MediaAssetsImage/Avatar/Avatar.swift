@@ -33,7 +33,8 @@ public protocol Avatar: Sendable {
 
     /// Called once the util has rendered `styledImage` from the original, so the app can store both.
     ///
-    /// `originalImage` is the decoded original, which the decoder may have reduced toward the style's size.
+    /// `originalImage` is the decoded original, which the decoder may have reduced toward the style's size and
+    /// cut to the part the style keeps (its region of interest: the centred square for a circle).
     /// Called from a background task; do not block.
     func save(originalImage: Image, styledImage: Image)
 }

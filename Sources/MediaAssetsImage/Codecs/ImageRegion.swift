@@ -50,6 +50,15 @@ public enum ImageRegion: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The same region in a canonical form: a centred aspect ratio in lowest terms (96:96 is 1:1), so regions
+    /// that cut the same pixels compare equal.
+    public var normalized: ImageRegion {
+        guard case .centered(let aspect) = self, aspect.width > 0, aspect.height > 0 else { return self }
+        var (a, b) = (aspect.width, aspect.height)
+        while b != 0 { (a, b) = (b, a % b) }
+        return .centered(aspectRatio: PixelSize(width: aspect.width / a, height: aspect.height / a))
+    }
+
     /// The first whole pixel kept when `margin` pixels are cut: tiny float errors never cost a pixel.
     private static func outerEdge(of margin: Double) -> Int {
         max(0, Int((margin + 1e-9).rounded(.down)))

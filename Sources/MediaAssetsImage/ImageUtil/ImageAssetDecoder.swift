@@ -1,13 +1,37 @@
 import Foundation
 import MediaAssets
 
-/// `ImageUtil`'s decode stage: bitmaps decoded toward a target size, styled variants encoded as
-/// PNG or JPEG.
+/// `ImageUtil`'s decode stage: bitmaps decoded at display size, styled variants encoded as PNG or JPEG.
 ///
-/// The options are the size a decode must cover (`nil` for the full image): a decode toward 192 px
-/// answers a 96 px ask, never the reverse, and JPEG's DCT scaling makes smaller decodes cheaper.
-/// Use it to build an `AssetPipeline` of images of your own.
+/// The options say what a decode must cover: the part of the image a style keeps (its region of interest)
+/// at the size it needs, or the whole image at full size. A decode toward 192 px answers a 96 px ask of the
+/// same region, never the reverse, and a full-size decode answers every ask. Every format decodes only toward
+/// that size (JPEG by DCT scaling, WebP by libwebp's scaling, PNG row by row, HEIC and AVIF from their
+/// thumbnail when it is large enough). Use it to build an `AssetPipeline` of images of your own.
 public struct ImageAssetDecoder: AssetDecoding {
+    /// What a decode covers: a region of the image at a size, or everything at full size.
+    public struct Options: Sendable, Hashable {
+        /// The smallest size the region must reach (`nil`: full size).
+        public var targetSize: PixelSize?
+        /// The part of the upright image decoded (`nil`: all of it).
+        public var regionOfInterest: ImageRegion?
+
+        /// Creates options; the region is kept in its canonical form (`ImageRegion.normalized`), so styles that
+        /// cut the same part share decodes.
+        public init(targetSize: PixelSize?, regionOfInterest: ImageRegion? = nil) {
+            self.targetSize = targetSize
+            self.regionOfInterest = regionOfInterest?.normalized
+        }
+
+        /// The whole image at full size: what `.original` asks and stored variants are decoded with.
+        public static let fullSize = Options(targetSize: nil)
+
+        /// What `style` needs: its region of interest at its target size.
+        public init(for style: some ImageProcessing) {
+            self.init(targetSize: style.targetSize, regionOfInterest: style.regionOfInterest)
+        }
+    }
+
     /// The decode, style and encode steps, from `ImageUtil.Configuration`.
     public let renderer: VariantRenderer
 
@@ -23,23 +47,26 @@ public struct ImageAssetDecoder: AssetDecoding {
         return "image(\(renderer.codecs.identifier)\(orientation))"
     }
 
-    /// Decodes `data` toward `targetSize` (`nil`: full size).
-    public func decode(_ data: Data, options targetSize: PixelSize?) throws -> Image {
-        try renderer.decode(data, targetSize: targetSize)
+    /// Decodes the part of `data` the options name, toward their size.
+    public func decode(_ data: Data, options: Options) throws -> Image {
+        try renderer.decode(data, targetSize: options.targetSize, regionOfInterest: options.regionOfInterest)
     }
 
     /// The bitmap's bytes.
     public func cost(of image: Image) -> Int { image.cost }
 
-    /// Whether a decode toward `provided` is at least as large as one toward `requested`.
-    public func options(_ provided: PixelSize?, satisfy requested: PixelSize?) -> Bool {
-        guard let provided else { return true }
-        guard let requested else { return false }
-        return provided.width >= requested.width && provided.height >= requested.height
+    /// Whether a decode with `provided` answers an ask for `requested`: a full-size decode answers every ask;
+    /// otherwise the regions must be the same and the provided size at least the requested one.
+    public func options(_ provided: Options, satisfy requested: Options) -> Bool {
+        if provided == .fullSize { return true }
+        guard provided.regionOfInterest?.normalized == requested.regionOfInterest?.normalized else { return false }
+        guard let providedSize = provided.targetSize else { return true }
+        guard let requestedSize = requested.targetSize else { return false }
+        return providedSize.width >= requestedSize.width && providedSize.height >= requestedSize.height
     }
 
     /// Stored variants are decoded at full size: they are stored as they are shown.
-    public var variantOptions: PixelSize? { nil }
+    public var variantOptions: Options { .fullSize }
 
     /// PNG when the variant has transparency, JPEG otherwise (per `ImageUtil.VariantFormat`).
     public func encodeVariant(_ image: Image) throws -> EncodedVariant? {

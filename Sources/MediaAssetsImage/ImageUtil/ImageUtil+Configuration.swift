@@ -14,21 +14,33 @@ extension ImageUtil {
         public var avatarStorageType: StorageType
         /// The decoders, chosen per image by its magic bytes; register your own here.
         public var codecs: ImageCodecRegistry
+        /// Which decoded originals stay in memory beside the styled variants. Default:
+        /// `.whenAskedUnprocessed`: an `.original` ask keeps the image it shows, while the decode a style was
+        /// rendered from is dropped once its variant is made.
+        ///
+        /// A styled variant's decode covers only its style's region at twice its size (a JPEG's DCT scale steps
+        /// make it up to 8× larger): kept, it costs 4–16 times the variant's bitmap and answers only asks of the
+        /// same region at no larger a size. Measured (`benchmarks --filter avatar-memory`), keeping them made a
+        /// list of avatars hold several times its variants' memory for no fewer decodes, so its rows were
+        /// evicted sooner. Choose `.always` when one image is shown in several styles of the same shape at once.
+        public var decodedOriginals: DecodedOriginalPolicy
 
         /// Creates a configuration: 100-megapixel limit, PNG for transparent variants and JPEG at quality 85
-        /// otherwise, PNG level 1, avatars in `.hybrid(.image)`.
+        /// otherwise, PNG level 1, avatars in `.hybrid(.image)`, decoded originals kept only when shown.
         public init(
             decodingOptions: ImageDecodingOptions = ImageDecodingOptions(),
             variantFormat: VariantFormat = .automatic(jpegQuality: 85),
             pngCompressionLevel: Int = 1,
             avatarStorageType: StorageType = .hybrid(.image),
-            codecs: ImageCodecRegistry = .standard
+            codecs: ImageCodecRegistry = .standard,
+            decodedOriginals: DecodedOriginalPolicy = .whenAskedUnprocessed
         ) {
             self.decodingOptions = decodingOptions
             self.variantFormat = variantFormat
             self.pngCompressionLevel = pngCompressionLevel
             self.avatarStorageType = avatarStorageType
             self.codecs = codecs
+            self.decodedOriginals = decodedOriginals
         }
     }
 

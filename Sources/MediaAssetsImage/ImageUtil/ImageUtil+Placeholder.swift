@@ -7,7 +7,9 @@ extension ImageUtil {
     /// bytes). Render `placeholder.image()` (at most 32×32) or fill with `averageColor` while the image loads.
     ///
     /// Placeholders are made when an original is first downloaded and decoded, off the caller's path, and
-    /// stored beside it under `<key>@placeholder`, as fresh as the original.
+    /// stored beside it under `<key>@placeholder`, as fresh as the original. When that decode kept only a
+    /// style's region of interest, the placeholder is made from the original's bytes by a small decode of
+    /// the whole image (through the manager's decode limiter, at low priority).
     public func placeholder(
         for request: AssetRequest, storageType: StorageType = .hybrid(.image)
     ) async throws -> ImagePlaceholder? {
@@ -22,21 +24,37 @@ extension ImageUtil {
 
     static let placeholderIdentifier = "placeholder"
 
-    /// Computes and stores the placeholder of a freshly downloaded original, in the background, once.
+    /// Computes and stores the placeholder of a freshly downloaded original, in the background, once: from
+    /// `original` when it is the whole image, else from the original's stored bytes.
     func makePlaceholder(
-        for request: AssetRequest, from original: Image, metadata: CacheMetadata, storageType: StorageType
+        for request: AssetRequest, from original: Image?, metadata: CacheMetadata, storageType: StorageType
     ) {
         let key = manager.cacheKey(for: request).variant(Self.placeholderIdentifier)
         guard placeholdersUnderWay.withLock({ $0.insert(key).inserted }) else { return }
         Task(priority: .utility) { [self] in
             defer { placeholdersUnderWay.withLock { _ = $0.remove(key) } }
-            guard let placeholder = try? ImagePlaceholder(image: original) else { return }
+            var image = original
+            if image == nil { image = await placeholderSource(for: request, storageType: storageType) }
+            guard let image, let placeholder = try? ImagePlaceholder(image: image) else { return }
             let color = placeholder.averageColor
             var stored = metadata
             stored.contentType = "application/x-thumbhash"
             let data = Data([color.red, color.green, color.blue, color.alpha]) + placeholder.thumbHash
             try? manager.storeInBackground(
                 CacheEntry(data: data, metadata: stored), forKey: key, storageType: storageType)
+        }
+    }
+
+    /// The whole original decoded small enough for a placeholder (it shrinks images to 100 px), from its bytes
+    /// in the byte tiers of `storageType` (not promoted into memory) or still being written.
+    private func placeholderSource(for request: AssetRequest, storageType: StorageType) async -> Image? {
+        let key = manager.cacheKey(for: request)
+        guard let backend = try? manager.backend(for: storageType) else { return nil }
+        var entry = try? await (backend as? any TieredCaching)?.storedEntry(forKey: key)
+        if entry == nil { entry = try? await manager.cachedEntry(forKey: key, storageType: storageType) }
+        guard let bytes = entry?.data, !bytes.isEmpty else { return nil }
+        return try? await manager.decodeLimiter.run(priority: .low) { [renderer] in
+            try renderer.decode(bytes, targetSize: .square(100))
         }
     }
 }

@@ -8,9 +8,11 @@ import Synchronization
 /// An ask for a URL in a style (any `ImageProcessing`; `AvatarStyle` names Navi's) looks, in order, for
 /// 1. the styled image kept in memory beside its bytes (`<key>@<identifier>`): returned with no decoding;
 /// 2. the stored variant's bytes: decoded only;
-/// 3. a decoded original kept in memory that covers the style's size: styled only;
-/// 4. the original's bytes in storage, or from the network: decoded with libjpeg's DCT scaling toward
-///    the style's size, styled, and the variant stored (PNG when it has transparency, JPEG otherwise).
+/// 3. a decoded original kept in memory (`Configuration.decodedOriginals`) that covers the style's region and
+///    size: styled only;
+/// 4. the original's bytes in storage, or from the network: decoded at display size (only the part the
+///    style keeps, toward its size, in every format), styled, and the variant stored (PNG when it has
+///    transparency, JPEG otherwise).
 ///
 /// Each stage is coalesced by its own key (`AssetPipeline`): one download per original, one decode per
 /// original and size — a smaller style joins a larger decode, never the reverse — and one render per
@@ -40,7 +42,9 @@ public final class ImageUtil: Sendable {
         self.configuration = configuration
         let decoder = ImageAssetDecoder(configuration: configuration)
         self.renderer = decoder.renderer
-        self.pipeline = AssetPipeline(manager: manager, decoder: decoder)
+        self.pipeline = AssetPipeline(
+            manager: manager, decoder: decoder, configuration: .init(decodedOriginals: configuration.decodedOriginals)
+        )
         self.animationPipeline = AssetPipeline(
             manager: manager, decoder: AnimatedImageDecoder(configuration: configuration)
         )
@@ -87,25 +91,24 @@ public final class ImageUtil: Sendable {
         let result: AssetResult<Image>
         if Self.isOriginal(style) {
             result = try await pipeline.value(
-                for: request, options: nil, storageType: storageType, priority: priority, progress: progress,
+                for: request, options: .fullSize, storageType: storageType, priority: priority, progress: progress,
                 receivesBodyPieces: receivesBodyPieces)
         } else {
             if let hit = pipeline.cachedValue(for: request, processor: style, storageType: storageType) { return hit }
             try (style as? AvatarStyle)?.validate()
             do {
                 result = try await pipeline.value(
-                    for: request, processor: style, options: style.targetSize, storageType: storageType,
+                    for: request, processor: style, options: .init(for: style), storageType: storageType,
                     priority: priority, progress: progress, receivesBodyPieces: receivesBodyPieces
                 )
             } catch AssetsError.processingFailed(_, let processor, let reason) {
                 throw ImageUtilError.renderingFailed(url: request.url, style: processor, reason: reason)
             }
         }
-        if result.source == .network {
-            let original = Self.isOriginal(style) ? result.value : result.original
-            if let original {
-                makePlaceholder(for: request, from: original, metadata: result.metadata, storageType: storageType)
-            }
+        if result.source == .network, let original = Self.isOriginal(style) ? result.value : result.original {
+            // A style's region is only part of the image: the placeholder is then made from the bytes.
+            let whole = Self.isOriginal(style) || style.regionOfInterest == nil ? original : nil
+            makePlaceholder(for: request, from: whole, metadata: result.metadata, storageType: storageType)
         }
         return result
     }
@@ -131,7 +134,7 @@ public final class ImageUtil: Sendable {
         for request: AssetRequest, style: some ImageProcessing, storageType: StorageType = .hybrid(.image)
     ) -> Image? {
         if Self.isOriginal(style) {
-            return pipeline.cachedValue(for: request, options: nil, storageType: storageType)?.value
+            return pipeline.cachedValue(for: request, options: .fullSize, storageType: storageType)?.value
         }
         return pipeline.cachedValue(for: request, processor: style, storageType: storageType)?.value
     }

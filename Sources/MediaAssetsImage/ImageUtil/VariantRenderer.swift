@@ -37,9 +37,9 @@ public struct VariantRenderer: Sendable {
         self.codecs = configuration.codecs
     }
 
-    /// Decodes `data` for `style`: only the part the style keeps (`style.regionOfInterest`), and a JPEG
-    /// downsampled by libjpeg's DCT scaling toward `style.targetSize` (with the options' headroom), unless
-    /// `downsampling` is false (the whole image at full size).
+    /// Decodes `data` for `style`: only the part the style keeps (`style.regionOfInterest`), at display size
+    /// toward `style.targetSize` (with the options' headroom), unless `downsampling` is false (the whole image
+    /// at full size).
     ///
     /// - Throws: `ImageError` for corrupt, truncated, oversized or unknown input.
     public func decode(_ data: Data, for style: AvatarStyle, downsampling: Bool = true) throws -> Image {
@@ -50,12 +50,14 @@ public struct VariantRenderer: Sendable {
         return try codecs.decode(data, options: options)
     }
 
-    /// Decodes `data`, downsampling a JPEG toward `targetSize` when given (full size when `nil`).
+    /// Decodes `regionOfInterest` of `data` (all of it when `nil`) at display size: toward `targetSize` when
+    /// given (full size when `nil`).
     ///
     /// - Throws: `ImageError`
-    public func decode(_ data: Data, targetSize: PixelSize?) throws -> Image {
+    public func decode(_ data: Data, targetSize: PixelSize?, regionOfInterest: ImageRegion? = nil) throws -> Image {
         var options = decodingOptions
         options.targetSize = targetSize
+        options.regionOfInterest = regionOfInterest
         return try codecs.decode(data, options: options)
     }
 

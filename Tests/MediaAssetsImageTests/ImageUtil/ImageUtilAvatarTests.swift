@@ -61,8 +61,9 @@ struct ImageUtilAvatarTests {
         let saves = avatar.saves.all
         #expect(saves.count == 1)
         #expect(saves.first?.styled == first)
-        // 300×200: 2× headroom over 96×96 needs 192 px, which only the full 8/8 scale gives.
-        #expect(saves.first?.original.width == 300 && saves.first?.original.height == 200)
+        // The circle's centred square of the 300×200 photo: 2× headroom over 96×96 needs 192 px, which only
+        // the full 8/8 scale gives, and only the region the circle keeps is decoded.
+        #expect(saves.first?.original.width == 200 && saves.first?.original.height == 200)
         #expect(second == first)
         #expect(harness.util.statistics.memoryHits == 1)
         #expect(harness.origin.requestCount(for: "/avatar.jpg") == 1)

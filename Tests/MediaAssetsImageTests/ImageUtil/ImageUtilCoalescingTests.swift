@@ -73,17 +73,44 @@ struct ImageUtilCoalescingTests {
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
     }
 
-    @Test("decode sizes: full size covers everything; a size covers the sizes it is at least as large as")
+    @Test("decode options: full size covers all; a region at a size covers that region at no larger sizes")
     func decodeSizeCoverage() {
-        // Given the image decoder
+        // Given the image decoder and options of whole images and of centred squares
         let decoder = ImageAssetDecoder()
+        typealias Options = ImageAssetDecoder.Options
+        let square = ImageRegion.centered(aspectRatio: .square(1))
+        let wide = ImageRegion.centered(aspectRatio: PixelSize(width: 16, height: 9))
 
         // When / Then
-        #expect(decoder.options(nil, satisfy: .square(96)))
-        #expect(decoder.options(nil, satisfy: nil))
-        #expect(!decoder.options(.square(96), satisfy: nil))
-        #expect(decoder.options(.square(96), satisfy: PixelSize(width: 96, height: 40)))
-        #expect(!decoder.options(PixelSize(width: 96, height: 40), satisfy: .square(96)))
+        #expect(decoder.options(.fullSize, satisfy: Options(targetSize: .square(96))))
+        #expect(decoder.options(.fullSize, satisfy: Options(targetSize: .square(96), regionOfInterest: square)))
+        #expect(decoder.options(.fullSize, satisfy: .fullSize))
+        #expect(!decoder.options(Options(targetSize: .square(96)), satisfy: .fullSize))
+        #expect(
+            decoder.options(
+                Options(targetSize: .square(96)), satisfy: Options(targetSize: PixelSize(width: 96, height: 40))))
+        #expect(
+            !decoder.options(
+                Options(targetSize: PixelSize(width: 96, height: 40)), satisfy: Options(targetSize: .square(96))))
+        #expect(
+            decoder.options(
+                Options(targetSize: .square(96), regionOfInterest: square),
+                satisfy: Options(targetSize: .square(40), regionOfInterest: square)))
+        #expect(
+            decoder.options(
+                Options(targetSize: nil, regionOfInterest: square),
+                satisfy: Options(targetSize: .square(400), regionOfInterest: square)))
+        // A region never answers another region, nor the whole image at a size (its part of it is unknown)
+        #expect(
+            !decoder.options(
+                Options(targetSize: .square(96), regionOfInterest: square),
+                satisfy: Options(targetSize: .square(40), regionOfInterest: wide)))
+        #expect(
+            !decoder.options(
+                Options(targetSize: .square(400)), satisfy: Options(targetSize: .square(40), regionOfInterest: square)))
+        #expect(
+            !decoder.options(
+                Options(targetSize: .square(400), regionOfInterest: square), satisfy: Options(targetSize: .square(40))))
     }
 
     @Test("48 unsynchronised asks over 3 URLs and 2 styles: one download per URL, one render per variant")

@@ -79,10 +79,10 @@ struct ImageUtilLookupTests {
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
     }
 
-    @Test("a second style is rendered from the decoded original kept in memory: one decode per image")
+    @Test("with decodedOriginals .always, a second style is rendered from the kept original: one decode per image")
     func secondStyleFromKeptOriginal() async throws {
-        // Given one style rendered
-        let harness = try ImageUtilHarness()
+        // Given one style rendered by a util that keeps every decoded original
+        let harness = try ImageUtilHarness(configuration: ImageUtil.Configuration(decodedOriginals: .always))
         defer { harness.tearDown() }
         let url = harness.serve("/photo.jpg", try ImageUtilFixtures.gradientJPEG())
         _ = try await harness.util.image(for: url, style: ImageUtilFixtures.circle)
