@@ -84,6 +84,10 @@ cjpeg_status cjpeg_append(cjpeg_decoder *decoder, const uint8_t *data, size_t si
     return CJPEG_OK;
 }
 
+size_t cjpeg_buffered_bytes(const cjpeg_decoder *decoder) {
+    return decoder == NULL ? 0 : decoder->suspending.pub.bytes_in_buffer;
+}
+
 cjpeg_status cjpeg_read_header_incremental(cjpeg_decoder *decoder, cjpeg_header *header) {
     if (decoder == NULL || header == NULL || !decoder->incremental) return CJPEG_ERROR_INVALID_ARGUMENT;
     if (decoder->failed) return decoder->errors.status;
@@ -96,6 +100,14 @@ cjpeg_status cjpeg_read_header_incremental(cjpeg_decoder *decoder, cjpeg_header 
     decoder->header_read = 1;
     cjpeg_fill_header(decoder, header);
     return CJPEG_OK;
+}
+
+// libjpeg's block smoothing reads the DC of the rows below the one it outputs, and asks for input until the
+// scan after the one shown has started: a completed scan is shown once the next one began (or EOI was read).
+static int cjpeg_displayable_scan(cjpeg_decoder *decoder) {
+    j_decompress_ptr info = &decoder->info;
+    int moved_on = decoder->last_useful_scan < info->input_scan_number || jpeg_input_complete(info);
+    return moved_on ? decoder->last_useful_scan : decoder->prior_useful_scan;
 }
 
 cjpeg_status cjpeg_consume(cjpeg_decoder *decoder, int *useful_scan, int *complete) {
@@ -131,12 +143,13 @@ cjpeg_status cjpeg_consume(cjpeg_decoder *decoder, int *useful_scan, int *comple
                 components[listed] = info->cur_comp_info[listed]->component_index;
             }
             if (cjpeg_scan_is_needed(info, components, info->comps_in_scan, info->Ss, info->Se)) {
+                decoder->prior_useful_scan = decoder->last_useful_scan;
                 decoder->last_useful_scan = info->input_scan_number;
             }
         }
     }
-    *useful_scan = decoder->last_useful_scan;
     *complete = jpeg_input_complete(info) ? 1 : 0;
+    *useful_scan = cjpeg_displayable_scan(decoder);
     return CJPEG_OK;
 }
 
@@ -145,7 +158,7 @@ cjpeg_status cjpeg_render_scan(cjpeg_decoder *decoder, int scan, int x, int y, i
     if (decoder == NULL || pixels == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
     j_decompress_ptr info = &decoder->info;
     if (!decoder->incremental || !decoder->started || decoder->finishing_output || scan < 1
-        || scan > decoder->last_useful_scan) {
+        || scan > cjpeg_displayable_scan(decoder)) {
         return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "render asked at the wrong time");
     }
     if (decoder->failed) return decoder->errors.status;

@@ -74,7 +74,9 @@ struct cjpeg_decoder {
     int incremental;
     int failed;
     int finishing_output;
+    /// The last two completed scans that changed coefficients the output reads (0 when none).
     int last_useful_scan;
+    int prior_useful_scan;
     JSAMPARRAY preview_row;
     cjpeg_suspending_source suspending;
 };

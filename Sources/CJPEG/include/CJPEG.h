@@ -90,13 +90,16 @@ const char *cjpeg_decoder_message(const cjpeg_decoder *decoder);
 cjpeg_decoder *cjpeg_decoder_create_incremental(void);
 /// Appends `size` bytes, copied: only the bytes libjpeg has not consumed yet are kept between calls.
 cjpeg_status cjpeg_append(cjpeg_decoder *decoder, const uint8_t *data, size_t size);
+/// How many appended bytes the decoder holds that libjpeg has not consumed yet.
+size_t cjpeg_buffered_bytes(const cjpeg_decoder *decoder);
 /// Reads the header once enough bytes arrived; CJPEG_SUSPENDED until then.
 cjpeg_status cjpeg_read_header_incremental(cjpeg_decoder *decoder, cjpeg_header *header);
 /// Consumes the bytes appended so far (each is entropy-decoded once). `*useful_scan` becomes the number of the
-/// last completely received scan that changed coefficients the configured output reads (0 before the first),
-/// `*complete` 1 once the EOI marker was read. Failures are sticky.
+/// last completely received scan that changed coefficients the configured output reads and can be shown (once
+/// the next scan has begun, or EOI was read: libjpeg's block smoothing reads ahead), 0 before the first;
+/// `*complete` becomes 1 once the EOI marker was read. Failures are sticky.
 cjpeg_status cjpeg_consume(cjpeg_decoder *decoder, int *useful_scan, int *complete);
-/// Decodes the image as the scans up to `scan` (at most the last useful one) leave it, at the started scale,
+/// Decodes the image as the scans up to `scan` (at most the last shown one) leave it, at the started scale,
 /// and copies the `width` × `height` rectangle at (`x`, `y`) into `pixels` as RGBA8, like `cjpeg_read_region`.
 cjpeg_status cjpeg_render_scan(cjpeg_decoder *decoder, int scan, int x, int y, int width, int height,
                                uint8_t *pixels, size_t stride, size_t capacity);

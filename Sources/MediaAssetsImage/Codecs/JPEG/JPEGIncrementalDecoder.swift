@@ -8,7 +8,8 @@ import Foundation
 /// output shows (at the DCT scale `targetSize × downsamplingHeadroom` needs, a scan refining only coefficients
 /// the reduced inverse DCT never reads changes nothing), the next `append(_:)` returns a preview: an output
 /// pass at that scale, cut to the region of interest and turned upright, the geometry of the final decode.
-/// The last scan before EOI gives no preview: the final image is decoded from the whole body.
+/// The scans completed with the EOI marker give no preview: the final image is decoded from the whole body (or
+/// rendered by `decodeFinalImage()`, which costs only the output pass).
 ///
 /// A baseline (sequential) JPEG gives no previews and, once its header shows it, costs nothing more. The pixel
 /// limit is checked against the header before libjpeg allocates its coefficient buffer (about 2 bytes a
@@ -18,7 +19,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
         case readingHeader
         case scanning(plan: JPEGRegionPlan, storedSize: PixelSize)
         case sequential
-        case finished
+        case finished(plan: JPEGRegionPlan, storedSize: PixelSize, lastScan: Int32)
     }
 
     private let handle: JPEGDecoderHandle
@@ -35,6 +36,9 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
         handle.close()
     }
 
+    /// The appended bytes libjpeg has not consumed yet: all the decoder keeps of the body.
+    var bufferedByteCount: Int { cjpeg_buffered_bytes(handle.pointer) }
+
     func append(_ data: Data) throws -> Image? {
         switch state {
         case .sequential, .finished: return nil
@@ -49,12 +53,20 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
         var complete: Int32 = 0
         try handle.check(cjpeg_consume(handle.pointer, &usefulScan, &complete))
         if complete != 0 {
-            state = .finished
+            state = .finished(plan: plan, storedSize: storedSize, lastScan: usefulScan)
             return nil
         }
         guard usefulScan > lastPreviewScan else { return nil }
         lastPreviewScan = usefulScan
         return try render(scan: usefulScan, plan: plan, storedSize: storedSize)
+    }
+
+    /// The image every scan makes, once the EOI marker arrived: an output pass over libjpeg's coefficient
+    /// buffer, with no entropy decoding left to do; `nil` before. It equals a normal decode with these options
+    /// (up to libjpeg's upsampling at the edges of a region, which a normal decode cuts before upsampling).
+    func decodeFinalImage() throws -> Image? {
+        guard case .finished(let plan, let storedSize, let lastScan) = state, lastScan > 0 else { return nil }
+        return try render(scan: lastScan, plan: plan, storedSize: storedSize)
     }
 
     /// Reads the header once it has arrived, checks the limits and starts buffered-image decoding; `false`
