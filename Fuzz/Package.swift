@@ -8,8 +8,8 @@ import PackageDescription
 // Targets/<name>/ holding a copy of Targets/png/Entry.swift with the name changed, and the name in
 // `targetNames` below.
 let targetNames = [
-    "jpeg", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash", "hls-playlist",
-    "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
+    "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash",
+    "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
 ]
 
 let package = Package(

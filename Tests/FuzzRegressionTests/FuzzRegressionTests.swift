@@ -19,13 +19,23 @@ struct FuzzRegressionTests {
             decodeImage(data)
             fuzzJPEGRegionDecoder(data)
         },
-        "png": { data in decodeImage(data) },
+        "jpeg-incremental": fuzzJPEGIncrementalDecoder,
+        "png": { data in
+            decodeImage(data)
+            fuzzDisplaySizeDecoding(data)
+        },
         "lottie": { data in _ = try? LottieAnimation.parse(data) },
         "dotlottie": { data in _ = try? DotLottie.read(data) },
         "dotlottie-v2": fuzzDotLottieVersion2,
-        "webp": fuzzWebPDecoder,
+        "webp": { data in
+            fuzzWebPDecoder(data)
+            fuzzDisplaySizeDecoding(data)
+        },
         "gif": fuzzGIFDecoder,
-        "heif": fuzzHEIFDecoder,
+        "heif": { data in
+            fuzzHEIFDecoder(data)
+            fuzzDisplaySizeDecoding(data)
+        },
         "thumbhash": fuzzThumbHash,
         "hls-playlist": fuzzHLSPlaylist,
         "http-request-head": fuzzHTTPRequestHead,
@@ -70,7 +80,8 @@ struct FuzzRegressionTests {
     @Test(
         "every kept input parses without crashing",
         arguments: [
-            "jpeg", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash",
+            "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif",
+            "thumbhash",
             "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
         ]
     )

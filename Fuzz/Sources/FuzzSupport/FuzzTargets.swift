@@ -12,7 +12,7 @@ import SampleOrigin
 public enum FuzzTargets {
     /// All targets, in the order `Fuzz/run` runs them.
     public static let all: [FuzzTarget] = [
-        jpeg, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist,
+        jpeg, jpegIncremental, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist,
         httpRequestHead, proxyPath, respReply, diskEntryFile,
     ]
 
@@ -24,18 +24,25 @@ public enum FuzzTargets {
     /// A pixel limit that keeps one input's decode small (the limit check itself is under test).
     static let decodingOptions = ImageDecodingOptions(maxPixelCount: 1 << 22)
 
-    /// libjpeg-turbo through `ImageDecoder`: header, full decode, a DCT-scaled decode and region decodes
-    /// (`jpeg_crop_scanline`, `jpeg_skip_scanlines`).
+    /// libjpeg-turbo through `ImageDecoder`: header, full decode, a DCT-scaled decode (scan-limited when
+    /// progressive: the walk to EOI and the filtered source) and region decodes (`jpeg_crop_scanline`,
+    /// `jpeg_skip_scanlines`).
     public static let jpeg = FuzzTarget(name: "jpeg", seeds: ImageSeeds.jpeg) { data in
         guard ImageFormat.sniff(data) == .jpeg else { return }
         decodeImage(data, scaledTo: PixelSize(width: 7, height: 5))
         fuzzJPEGRegionDecoder(data)
     }
 
-    /// libpng through `ImageDecoder`: header and full decode.
+    /// libjpeg-turbo's buffered-image mode behind progressive previews: the input fed in pieces through the
+    /// suspending source, previews, and the final render.
+    public static let jpegIncremental = FuzzTarget(
+        name: "jpeg-incremental", seeds: ImageSeeds.jpeg, parse: fuzzJPEGIncrementalDecoder)
+
+    /// libpng through `ImageDecoder`: header, full decode, and row-by-row decodes at display size.
     public static let png = FuzzTarget(name: "png", seeds: ImageSeeds.png) { data in
         guard ImageFormat.sniff(data) == .png else { return }
         decodeImage(data, scaledTo: nil)
+        fuzzDisplaySizeDecoding(data)
     }
 
     /// The Lottie JSON parser and validator.
@@ -53,14 +60,22 @@ public enum FuzzTargets {
         name: "dotlottie-v2", seeds: AnimationSeeds.dotLottieVersion2, parse: fuzzDotLottieVersion2
     )
 
-    /// libwebp and libwebpdemux (loaded at run time): header, still decode, animation.
-    public static let webp = FuzzTarget(name: "webp", seeds: FormatSeeds.webp, parse: fuzzWebPDecoder)
+    /// libwebp and libwebpdemux (loaded at run time): header, still decode, animation, and libwebp's scaled
+    /// and cropped decoding.
+    public static let webp = FuzzTarget(name: "webp", seeds: FormatSeeds.webp) { data in
+        fuzzWebPDecoder(data)
+        fuzzDisplaySizeDecoding(data)
+    }
 
     /// giflib (loaded at run time): header, first frame, every frame.
     public static let gif = FuzzTarget(name: "gif", seeds: FormatSeeds.gif, parse: fuzzGIFDecoder)
 
-    /// libheif (loaded at run time): HEIC and AVIF header and primary image.
-    public static let heif = FuzzTarget(name: "heif", seeds: FormatSeeds.heif, parse: fuzzHEIFDecoder)
+    /// libheif (loaded at run time): HEIC and AVIF header, primary image, and display-size decodes (thumbnail
+    /// choice, the box walk that finds a cut file, reduction from the decoded plane).
+    public static let heif = FuzzTarget(name: "heif", seeds: FormatSeeds.heif) { data in
+        fuzzHEIFDecoder(data)
+        fuzzDisplaySizeDecoding(data)
+    }
 
     /// The ThumbHash reader and renderer behind `ImagePlaceholder`.
     public static let thumbHash = FuzzTarget(name: "thumbhash", seeds: FormatSeeds.thumbHash, parse: fuzzThumbHash)

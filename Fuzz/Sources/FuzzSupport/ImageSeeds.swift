@@ -11,7 +11,8 @@ enum ImageSeeds {
             let image = pattern(width: width, height: height, opaque: true)
             seeds["seed-\(width)x\(height)-q\(quality).jpg"] = try? ImageEncoder.jpeg(image, quality: quality)
         }
-        return seeds
+        // A progressive file (the package's encoder writes baseline only), from the codec tests' samples.
+        return seeds.merging(FormatSeeds.samples(endingIn: ".jpg")) { a, _ in a }
     }
 
     static func png() -> [String: Data] {
