@@ -64,6 +64,8 @@ func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
         table, photos: photos, current: headroomAndRegion, draft: draftWhole, todaysResize: todaysResize
     )
 
+    try addProgressiveRows(table, sizes: sizes)
+
     // The PNG step alone, at the variant's level against libpng's default.
     let variant = try renderer.render(try renderer.decode(photos[3], for: style), style: style)
     var defaultLevel = renderer
@@ -75,6 +77,52 @@ func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
     table.add(
         "png encode circle 96 (level \(renderer.pngCompressionLevel), \(fastSize) B)", unit: "µs", median: fast * 1e6,
         baseline: "zlib level 6, libpng default (\(standardSize) B)", baselineMedian: standard * 1e6
+    )
+}
+
+/// The avatar set as progressive JPEGs (libjpeg's standard script: 10 scans): the pipeline's mean time when the
+/// decode reads only the scans the avatar's DCT scale shows, against decoding every scan, and the avatars' PSNR
+/// against a Lanczos3 reduction of the full-resolution image (the two are equal pixel for pixel by construction:
+/// every coefficient the reduced IDCT reads still arrives at full precision).
+private func addProgressiveRows(_ table: BenchmarkTable, sizes: [(Int, Int)]) throws {
+    let photos = try sizes.enumerated().map { index, size in
+        try ImageEncoder.jpeg(
+            makePhotoLikeImage(width: size.0, height: size.1, seed: UInt64(index + 11), fineDetail: true),
+            quality: 90, progressive: true)
+    }
+    let style = AvatarStyle.circle(diameter: 96)
+    let limited = VariantRenderer()
+    var everyScan = VariantRenderer()
+    var decoder = JPEGDecoder()
+    decoder.skipsUnneededScans = false
+    everyScan.codecs.register(decoder)
+    func runPipeline(_ renderer: VariantRenderer) throws {
+        for photo in photos {
+            blackHole(try renderer.encode(try renderer.render(try renderer.decode(photo, for: style), style: style)))
+        }
+    }
+    let count = Double(photos.count)
+    let (limitedCPU, everyScanCPU) = try interleavedMedianCPUSeconds(repetitions: 9) {
+        try runPipeline(limited)
+    } and: {
+        try runPipeline(everyScan)
+    }
+    table.add(
+        "avatar pipeline, progressive jpeg set (mean, CPU)", unit: "ms", median: limitedCPU / count * 1e3,
+        baseline: "decoding every scan", baselineMedian: everyScanCPU / count * 1e3
+    )
+    let resize = ImageProcessors.Resize.aspectFillCrop(size: .square(96))
+    var limitedPSNR: [Double] = []
+    var everyScanPSNR: [Double] = []
+    for photo in photos {
+        let reference = referenceAvatar(of: try ImageDecoder.decode(photo), size: .square(96))
+        limitedPSNR.append(psnr(try resize.process(try limited.decode(photo, for: style)), reference))
+        everyScanPSNR.append(psnr(try resize.process(try everyScan.decode(photo, for: style)), reference))
+    }
+    let mean = { (values: [Double]) in values.reduce(0, +) / Double(values.count) }
+    table.add(
+        "progressive avatar 96 px PSNR, scan-limited (mean dB)", unit: "dB", median: mean(limitedPSNR),
+        baseline: "decoding every scan", baselineMedian: mean(everyScanPSNR)
     )
 }
 

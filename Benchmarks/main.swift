@@ -1,6 +1,6 @@
 import Foundation
 
-// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE: internal, one burst row's child process)
+// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE, --decode-peak FILE: internal child processes)
 // --disk-million adds 1,000,000 entries to the disk-scale rows (about a minute to write them).
 // Groups run in order; --filter keeps the groups whose name contains GROUP.
 let arguments = CommandLine.arguments
@@ -11,6 +11,11 @@ func option(_ name: String) -> String? {
 // A burst row's child process (see PipelineBenchmarks.swift).
 if let mode = option("--burst") {
     try await runBurstInThisProcess(mode: mode)
+    exit(0)
+}
+// A peak-memory row's child process (see DisplaySizeBenchmarks.swift).
+if let path = option("--decode-peak") {
+    try runDecodePeakInThisProcess(path: path, mode: option("--mode") ?? "display")
     exit(0)
 }
 
@@ -26,6 +31,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("image-codecs", runImageCodecBenchmarks),
     ("image-processing", runImageProcessingBenchmarks),
     ("avatar-pipeline", runAvatarPipelineBenchmarks),
+    ("avatar-memory", runAvatarMemoryBenchmarks),
     ("pipeline", runPipelineBenchmarks),
     ("list-scroll", runScrollBenchmarks),
     ("animation", runAnimationParsingBenchmarks),

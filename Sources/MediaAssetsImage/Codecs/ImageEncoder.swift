@@ -12,6 +12,12 @@ public enum ImageEncoder {
     ///
     /// - Throws: `ImageError.encodingFailed`
     public static func png(_ image: Image, compressionLevel: Int? = nil) throws -> Data {
+        try png(image, compressionLevel: compressionLevel, interlaced: false)
+    }
+
+    /// PNG bytes as `png(_:compressionLevel:)` writes them, Adam7-interlaced when asked (benchmarks measure
+    /// what an interlaced file costs to decode).
+    package static func png(_ image: Image, compressionLevel: Int?, interlaced: Bool) throws -> Data {
         guard image.width <= Int(Int32.max), image.height <= Int(Int32.max) else {
             throw ImageError.encodingFailed(format: .png, reason: "\(image.width)×\(image.height) exceeds PNG's 2³¹−1")
         }
@@ -21,6 +27,7 @@ public enum ImageEncoder {
         options.stride = image.width * 4
         options.bit_depth = 8
         options.compression_level = compressionLevel.map { Int32(min(9, max(0, $0))) } ?? -1
+        options.interlaced = interlaced ? 1 : 0
         if image.hasTransparency {
             options.color_type = Int32(CPNG_COLOR_RGBA)
             var straight = image.pixels
@@ -41,6 +48,12 @@ public enum ImageEncoder {
     ///
     /// - Throws: `ImageError.encodingFailed`, for example when a side is longer than JPEG's 65500 pixels.
     public static func jpeg(_ image: Image, quality: Int = 85) throws -> Data {
+        try jpeg(image, quality: quality, progressive: false)
+    }
+
+    /// JPEG bytes as `jpeg(_:quality:)` writes them, or progressive (libjpeg's standard script of 10 scans),
+    /// for benchmarks of progressive decoding.
+    package static func jpeg(_ image: Image, quality: Int, progressive: Bool) throws -> Data {
         guard image.width <= 65_500, image.height <= 65_500 else {
             throw ImageError.encodingFailed(
                 format: .jpeg, reason: "\(image.width)×\(image.height) exceeds JPEG's 65500")
@@ -51,6 +64,7 @@ public enum ImageEncoder {
         options.stride = image.width * 4
         options.input = CJPEG_INPUT_RGBA
         options.quality = Int32(min(100, max(1, quality)))
+        options.progressive = progressive ? 1 : 0
         return try encodeJPEG(image.pixels, options: options)
     }
 
