@@ -15,15 +15,19 @@ import Foundation
 /// (stray bytes between markers, one bad Huffman code) are tolerated, as browsers do. Progressive JPEGs with
 /// more than 1000 scans are refused as corrupt (a CPU bomb).
 ///
-/// PNG is always decoded at full size and its orientation is not read (no eXIf support); `targetSize` acts on
-/// JPEG only. A `regionOfInterest` is honoured for every format: JPEG decodes only the region, the others are
-/// cut after decoding.
+/// Still images decode at display size: toward `targetSize × downsamplingHeadroom` and only the
+/// `regionOfInterest` (JPEG by DCT scaling and libjpeg-turbo's cropping, reading only the scans a progressive
+/// file's scale shows; WebP by libwebp's scaling and cropping; PNG row by row into a box-reduced buffer; HEIC
+/// and AVIF from an embedded thumbnail that covers the target, else reduced from libheif's decoded plane), so
+/// peak memory follows the output, not the source. An interlaced PNG and a HEIC or AVIF without a large enough
+/// thumbnail are decoded whole first. A decoder that cannot cut a region has it cut by the registry. PNG's
+/// orientation is not read (no eXIf support).
 public enum ImageDecoder {
     /// Decodes `data` into an upright (unless told otherwise), premultiplied RGBA image; the first frame of an
     /// animation.
     ///
     /// - Throws: `ImageError`
-    /// - Complexity: O(encoded bytes + output pixels); a JPEG DCT downscale shrinks the second term.
+    /// - Complexity: O(encoded bytes + output pixels); decoding at display size shrinks the second term.
     public static func decode(_ data: Data, options: ImageDecodingOptions = .init()) throws -> Image {
         try ImageCodecRegistry.standard.decode(data, options: options)
     }

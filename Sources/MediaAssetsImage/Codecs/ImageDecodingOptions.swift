@@ -5,12 +5,17 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     public var maxPixelCount: Int
     /// The smallest upright size the caller needs (of `regionOfInterest` when set), or `nil` for full size.
     ///
-    /// JPEG decodes at the smallest DCT scale (1/8, 2/8, … 8/8) whose output is still at least
-    /// `targetSize × downsamplingHeadroom` in both dimensions, which is several times faster than a full
-    /// decode; a processor then finishes the resize. PNG always decodes at full size.
+    /// Every still format decodes toward it, never below `targetSize × downsamplingHeadroom` in both dimensions
+    /// (when the file is that large), and a processor then finishes the resize:
+    /// - JPEG at the smallest DCT scale (1/8, 2/8, … 8/8) that reaches it, several times faster than a full
+    ///   decode; a progressive file reads only the scans that scale shows.
+    /// - WebP through libwebp's own scaling, to just that size.
+    /// - PNG row by row into a box reduction by the largest whole factor that reaches it, so memory is the
+    ///   output plus a row (an interlaced file is decoded whole first: 4 bytes a pixel).
+    /// - HEIC and AVIF from the smallest embedded thumbnail that reaches it, else the whole primary image is
+    ///   decoded by libheif (about 4.5 bytes a pixel while it is reduced).
     public var targetSize: PixelSize?
-    /// How many times `targetSize` a JPEG's DCT-scaled decode must reach, when the file is that large.
-    /// Default: 2.
+    /// How many times `targetSize` a display-size decode must reach, when the file is that large. Default: 2.
     ///
     /// libjpeg's reduced inverse DCTs alias: an image decoded just down to the target (1, Pillow's "draft"
     /// rule, the fastest) is visibly soft and 8–10 dB further from a full-resolution Lanczos reduction than
@@ -18,10 +23,12 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     public var downsamplingHeadroom: Double
     /// The part of the upright image the caller needs, or `nil` for all of it.
     ///
-    /// When set, decoding a still image returns exactly `regionOfInterest.rect(in:)` of the upright image at
-    /// the decoded size. JPEG decodes only that part (libjpeg-turbo's `jpeg_crop_scanline` and
-    /// `jpeg_skip_scanlines`); the registry cuts it out of the whole image for decoders that cannot
-    /// (`ImageDecoding.decodesRegions`). Processors name it through `ImageProcessing.regionOfInterest`.
+    /// When set, decoding a still image returns `regionOfInterest.rect(in:)` of the upright image at the
+    /// decoded size. JPEG decodes only that part (libjpeg-turbo's `jpeg_crop_scanline` and
+    /// `jpeg_skip_scanlines`), WebP crops it in libwebp (its origin on even pixels), PNG, HEIC and AVIF keep
+    /// only its rows and columns while they reduce; the registry cuts it out of the whole image for decoders
+    /// that cannot (`ImageDecoding.decodesRegions`). Processors name it through
+    /// `ImageProcessing.regionOfInterest`.
     public var regionOfInterest: ImageRegion?
     /// Whether the EXIF orientation (HEIF: irot/imir) is applied so the result is upright. Default: `true`.
     ///
