@@ -16,14 +16,15 @@ public protocol ImageProcessing: AssetProcessing where Value == Image {
     var identifier: String { get }
 
     /// The size the processor's output needs from the original: the original is decoded toward it (at
-    /// least this size in both dimensions, using JPEG's DCT scaling). `nil`, the default, decodes the
-    /// full image.
+    /// least this size in both dimensions, times `ImageDecodingOptions.downsamplingHeadroom`, in every
+    /// still format). `nil`, the default, decodes the full image.
     var targetSize: PixelSize? { get }
 
     /// The part of its input the output depends on, or `nil` (the default) for all of it.
     ///
-    /// When set, the original may be decoded as just that part (`ImageDecodingOptions.regionOfInterest`: JPEG
-    /// then skips the rest's inverse DCT and colour conversion), and `targetSize` is what that part needs.
+    /// When set, the original is decoded as just that part (`ImageDecodingOptions.regionOfInterest`: JPEG
+    /// then skips the rest's inverse DCT and colour conversion, WebP crops in libwebp, PNG and HEIF reduce only
+    /// its rows and columns), and `targetSize` is what that part needs.
     /// `process(_:)` must give the same result, up to resampling at the edges, whether it is handed the whole
     /// image or only the region: an aspect-fill crop names `.centered(aspectRatio:)`, and the centred crop of a
     /// centred crop is the same pixels.
