@@ -190,6 +190,20 @@ static void cjpeg_drain_rows(cjpeg_decoder *decoder, JSAMPARRAY scratch) {
     cjpeg_read_rows(decoder, scratch, 1, 0, 0);
 }
 
+cjpeg_status cjpeg_check_rect(cjpeg_decoder *decoder, int x, int y, int width, int height, size_t stride,
+                              size_t capacity) {
+    size_t output_width = decoder->info.output_width, output_height = decoder->info.output_height;
+    if (x < 0 || y < 0 || width < 1 || height < 1 || (size_t)width > output_width
+        || (size_t)x > output_width - (size_t)width || (size_t)height > output_height
+        || (size_t)y > output_height - (size_t)height) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "region outside the image");
+    }
+    if (stride < (size_t)width * 4 || capacity / stride < (size_t)height) {
+        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "output buffer too small");
+    }
+    return CJPEG_OK;
+}
+
 cjpeg_status cjpeg_read_region(cjpeg_decoder *decoder, int x, int y, int width, int height,
                                uint8_t *pixels, size_t stride, size_t capacity) {
     if (decoder == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
@@ -197,16 +211,10 @@ cjpeg_status cjpeg_read_region(cjpeg_decoder *decoder, int x, int y, int width, 
     if (!decoder->started || pixels == NULL || info->output_scanline != 0) {
         return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "read asked before start or twice");
     }
+    cjpeg_status checked = cjpeg_check_rect(decoder, x, y, width, height, stride, capacity);
+    if (checked != CJPEG_OK) return checked;
     size_t output_width = info->output_width, output_height = info->output_height;
-    if (x < 0 || y < 0 || width < 1 || height < 1 || (size_t)width > output_width
-        || (size_t)x > output_width - (size_t)width || (size_t)height > output_height
-        || (size_t)y > output_height - (size_t)height) {
-        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "region outside the image");
-    }
     size_t row_bytes = (size_t)width * 4;
-    if (stride < row_bytes || capacity / stride < (size_t)height) {
-        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "output buffer too small");
-    }
     CJPEG_GUARD(decoder);
     int full_rows = x == 0 && (size_t)width == output_width;
     JDIMENSION crop_x = (JDIMENSION)x, crop_width = (JDIMENSION)width;

@@ -162,16 +162,10 @@ cjpeg_status cjpeg_render_scan(cjpeg_decoder *decoder, int scan, int x, int y, i
         return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "render asked at the wrong time");
     }
     if (decoder->failed) return decoder->errors.status;
+    cjpeg_status checked = cjpeg_check_rect(decoder, x, y, width, height, stride, capacity);
+    if (checked != CJPEG_OK) return checked;
     size_t output_width = info->output_width, output_height = info->output_height;
-    if (x < 0 || y < 0 || width < 1 || height < 1 || (size_t)width > output_width
-        || (size_t)x > output_width - (size_t)width || (size_t)height > output_height
-        || (size_t)y > output_height - (size_t)height) {
-        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "region outside the image");
-    }
     size_t row_bytes = (size_t)width * 4;
-    if (stride < row_bytes || capacity / stride < (size_t)height) {
-        return cjpeg_reject(decoder, CJPEG_ERROR_INVALID_ARGUMENT, "output buffer too small");
-    }
     if (setjmp(decoder->errors.jump)) {
         decoder->failed = 1;
         return decoder->errors.status;

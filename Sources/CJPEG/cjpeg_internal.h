@@ -87,6 +87,10 @@ void cjpeg_configure(cjpeg_decoder *decoder, int scale_numerator);
 void cjpeg_cmyk_row_to_rgba(uint8_t *row, size_t width, int inverted);
 /// Records `message` with `status` as the decoder's failure and returns `status`.
 cjpeg_status cjpeg_reject(cjpeg_decoder *decoder, cjpeg_status status, const char *message);
+/// Checks that the `width` × `height` rectangle at (`x`, `y`) lies inside the started output and that `stride`
+/// and `capacity` hold it as RGBA8; CJPEG_ERROR_INVALID_ARGUMENT (recorded) otherwise.
+cjpeg_status cjpeg_check_rect(cjpeg_decoder *decoder, int x, int y, int width, int height, size_t stride,
+                              size_t capacity);
 /// Fills the header from libjpeg's state once jpeg_read_header returned.
 void cjpeg_fill_header(cjpeg_decoder *decoder, cjpeg_header *header);
 /// Whether scan `Ss`..`Se` of the listed components changes a coefficient the output at the configured scale

@@ -79,10 +79,12 @@ struct ImageUtilLookupTests {
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
     }
 
-    @Test("with decodedOriginals .always, a second style is rendered from the kept original: one decode per image")
-    func secondStyleFromKeptOriginal() async throws {
-        // Given one style rendered by a util that keeps every decoded original
-        let harness = try ImageUtilHarness(configuration: ImageUtil.Configuration(decodedOriginals: .always))
+    @Test(
+        "a second style: from the kept original with .always, from the stored original by default",
+        arguments: [DecodedOriginalPolicy.always, .whenAskedUnprocessed])
+    func secondStyle(policy: DecodedOriginalPolicy) async throws {
+        // Given one style rendered by a util with this policy
+        let harness = try ImageUtilHarness(configuration: ImageUtil.Configuration(decodedOriginals: policy))
         defer { harness.tearDown() }
         let url = harness.serve("/photo.jpg", try ImageUtilFixtures.gradientJPEG())
         _ = try await harness.util.image(for: url, style: ImageUtilFixtures.circle)
@@ -90,11 +92,13 @@ struct ImageUtilLookupTests {
         // When another style of the same size is asked
         let rectangle = try await harness.util.image(for: url, style: ImageUtilFixtures.rectangle)
 
-        // Then it is rendered from the decoded original in memory: no disk read, no second decode
+        // Then .always renders it from the decoded original in memory (no disk read, no second decode); the
+        // default decodes the stored original again; neither downloads twice
         let statistics = harness.util.statistics
+        let kept = policy == .always
         #expect(rectangle.width == 96 && rectangle.height == 96)
-        #expect(statistics.diskHits == 0)
-        #expect(statistics.decodes == 1)
+        #expect(statistics.diskHits == (kept ? 0 : 1))
+        #expect(statistics.decodes == (kept ? 1 : 2))
         #expect(statistics.renders == 2)
         #expect(statistics.networkFetches == 1)
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
@@ -140,7 +144,8 @@ struct ImageUtilLookupTests {
         #expect(circleKey == originalKey.variant("circle(96)"))
         let rectangleKey = harness.util.cacheKey(for: request, style: ImageUtilFixtures.rectangle)
 
-        // And the disk holds the encoded variants, which decode to the same size
+        // And the disk holds the encoded variants (written behind the asks), which decode to the same size
+        await harness.manager.waitForPendingWrites()
         let circleBytes = try #require(try await harness.manager.readData(forKey: circleKey, storageType: .disk))
         let circleHeader = try ImageDecoder.header(of: circleBytes)
         #expect(circleHeader.format == .png && circleHeader.hasAlpha)

@@ -41,26 +41,6 @@ struct ImageUtilMemoryTests {
         #expect(ImageFormat.sniff(stored) == .png)
     }
 
-    @Test("by default a second style of the same image decodes the stored original again, not a kept one")
-    func secondStyleDecodesAgainByDefault() async throws {
-        // Given one style rendered under the default policy
-        let harness = try ImageUtilHarness()
-        defer { harness.tearDown() }
-        let url = harness.serve("/photo.jpg", try ImageUtilFixtures.gradientJPEG())
-        _ = try await harness.util.image(for: url, style: ImageUtilFixtures.circle)
-
-        // When another style is asked
-        let rectangle = try await harness.util.image(for: url, style: ImageUtilFixtures.rectangle)
-
-        // Then the stored original was decoded a second time, with no second download
-        let statistics = harness.util.statistics
-        #expect(rectangle.width == 96 && rectangle.height == 96)
-        #expect(statistics.decodes == 2)
-        #expect(statistics.diskHits == 1)
-        #expect(statistics.renders == 2)
-        #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
-    }
-
     @Test("an .original ask keeps the image it shows: the next ask is a memory hit")
     func originalAskIsKept() async throws {
         // Given the default policy
