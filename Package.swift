@@ -108,6 +108,13 @@ let package = Package(
             path: "Tests/CacheWriter"
         ),
 
+        // The child process of the peak-memory tests (not a product)
+        .executableTarget(
+            name: "memory-probe",
+            dependencies: ["MediaAssetsImage"],
+            path: "Tests/MemoryProbe"
+        ),
+
         // Tests
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),
