@@ -186,12 +186,12 @@ func runBurstInThisProcess(mode: String) async throws {
 }
 
 /// Resets the kernel's resident high-water mark of this process (Linux `clear_refs`).
-private func resetPeakResidentMemory() {
+func resetPeakResidentMemory() {
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
 }
 
 /// The resident high-water mark of this process in bytes (`VmHWM`), or 0 where unknown.
-private func peakResidentMemory() -> Int {
+func peakResidentMemory() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
     else { return 0 }
@@ -199,13 +199,13 @@ private func peakResidentMemory() -> Int {
     return kilobytes * 1_024
 }
 
-private struct BenchmarkError: Error, CustomStringConvertible {
+struct BenchmarkError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
 
 /// The resident memory of this process in bytes (`VmRSS`), or 0 where unknown.
-private func currentResidentMemory() -> Int {
+func currentResidentMemory() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
     else { return 0 }

@@ -1,6 +1,7 @@
 import Foundation
 
-// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE: internal, one burst row's child process)
+// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE, --animation-window MODE: internal, one
+// row's child process)
 // --disk-million adds 1,000,000 entries to the disk-scale rows (about a minute to write them).
 // Groups run in order; --filter keeps the groups whose name contains GROUP.
 let arguments = CommandLine.arguments
@@ -11,6 +12,11 @@ func option(_ name: String) -> String? {
 // A burst row's child process (see PipelineBenchmarks.swift).
 if let mode = option("--burst") {
     try await runBurstInThisProcess(mode: mode)
+    exit(0)
+}
+// An animation-window row's child process (see AnimationWindowBenchmarks.swift).
+if let mode = option("--animation-window") {
+    try await runAnimationWindowInThisProcess(mode: mode)
     exit(0)
 }
 
@@ -30,6 +36,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("list-scroll", runScrollBenchmarks),
     ("animation", runAnimationParsingBenchmarks),
     ("animation-assets", runAnimationAssetBenchmarks),
+    ("animation-window", runAnimationWindowBenchmarks),
     ("video", runVideoBenchmarks),
     ("video-streaming", runVideoStreamingBenchmarks),
 ]
