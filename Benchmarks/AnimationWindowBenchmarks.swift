@@ -13,8 +13,8 @@ func runAnimationWindowBenchmarks(table: BenchmarkTable) async throws {
     var window: [(seconds: Double, peakGrowth: Double)] = []
     var whole: [(seconds: Double, peakGrowth: Double)] = []
     for _ in 0..<3 {
-        window.append(try runAnimationWindowChild("window"))
-        whole.append(try runAnimationWindowChild("whole"))
+        window.append(try runBenchmarkChild(["--animation-window", "window"]))
+        whole.append(try runBenchmarkChild(["--animation-window", "whole"]))
     }
     table.add(
         "gif 200×1000² at 200 px: window, peak RSS growth", unit: "MiB",
@@ -30,22 +30,6 @@ func runAnimationWindowBenchmarks(table: BenchmarkTable) async throws {
 }
 
 private let animationWindowFrames = 200
-
-private func runAnimationWindowChild(_ mode: String) throws -> (seconds: Double, peakGrowth: Double) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["--animation-window", mode]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-    guard process.terminationStatus == 0, fields.count == 2 else {
-        throw BenchmarkError("the \(mode) animation child failed: \(String(decoding: data, as: UTF8.self))")
-    }
-    return (fields[0], fields[1])
-}
 
 /// The child side: `benchmarks --animation-window window|whole` plays (or decodes whole) every frame of the GIF
 /// at 200 px and prints the seconds it took and how far the peak resident size rose while it did.

@@ -135,9 +135,14 @@ private func runBurst(table: BenchmarkTable, origin _: SampleOrigin) async throw
 }
 
 private func runBurstChild(_ mode: String) throws -> (seconds: Double, peakGrowth: Double) {
+    try runBenchmarkChild(["--burst", mode])
+}
+
+/// Runs this executable with `arguments` (a row's child mode), which prints its seconds and peak growth.
+func runBenchmarkChild(_ arguments: [String]) throws -> (seconds: Double, peakGrowth: Double) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["--burst", mode]
+    process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
     try process.run()
@@ -145,7 +150,7 @@ private func runBurstChild(_ mode: String) throws -> (seconds: Double, peakGrowt
     process.waitUntilExit()
     let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
     guard process.terminationStatus == 0, fields.count == 2 else {
-        throw BenchmarkError("the \(mode) burst failed: \(String(decoding: data, as: UTF8.self))")
+        throw BenchmarkError("\(arguments.joined(separator: " ")) failed: \(String(decoding: data, as: UTF8.self))")
     }
     return (fields[0], fields[1])
 }

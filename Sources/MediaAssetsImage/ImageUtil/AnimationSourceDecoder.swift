@@ -19,7 +19,7 @@ struct AnimationSourceDecoder: AssetDecoding {
 
     func decode(_ data: Data, options _: DefaultDecodeOptions) throws -> AnimationSource {
         let info = try codecs.animationInfo(of: data)
-        try AnimationFrameProduction.checkCanvas(of: info, options: options)
+        try info.checkCanvas(within: options)
         return AnimationSource(data: data, info: info)
     }
 

@@ -13,13 +13,6 @@ struct AnimationFrameWindowTests {
     /// 48×48 moving bands, 6 frames, looping forever.
     static func bands(frameCount: Int = 6) throws -> Data { try GIFWriter().bands(side: 48, frameCount: frameCount) }
 
-    /// Collects the first `count` frames of `frames`.
-    static func collect(_ frames: AnimationFrames, _ count: Int) async throws -> [AnimatedImage.Frame] {
-        var collected: [AnimatedImage.Frame] = []
-        for try await frame in frames.prefix(count) { collected.append(frame) }
-        return collected
-    }
-
     @Test("window frames equal a whole decode at that size: same images, order and durations")
     func windowEqualsWholeDecode() async throws {
         // Given 6 frames of 48×48 and a display size of 12 px
@@ -27,7 +20,7 @@ struct AnimationFrameWindowTests {
         let options = ImageDecodingOptions(targetSize: .square(12))
 
         // When played through the window, and decoded whole at that size and at full size
-        let played = try await Self.collect(try AnimationFrames(data: data, options: options), 6)
+        let played = try await collect(try AnimationFrames(data: data, options: options), 6)
         let whole = try ImageCodecRegistry.standard.decodeAnimation(data, options: options)
         let full = try ImageCodecRegistry.standard.decodeAnimation(data)
 
@@ -45,7 +38,7 @@ struct AnimationFrameWindowTests {
     func disposalThroughTheWindow() async throws {
         // Given the four-frame sequence that exercises every disposal method, played at full size
         let data = try GIFDecodingTests.disposalSequence()
-        let played = try await Self.collect(try AnimationFrames(data: data), 4)
+        let played = try await collect(try AnimationFrames(data: data), 4)
 
         // Then the frames are the whole decode's
         #expect(played == (try ImageCodecRegistry.standard.decodeAnimation(data)).frames)
@@ -56,19 +49,19 @@ struct AnimationFrameWindowTests {
         let frames = (0..<3).map { GIFFixtures.Frame(width: 2, height: 1, indices: [UInt8($0), 3]) }
         // NETSCAPE 1 (repeat once) is 2 plays: 6 frames, then the sequence ends
         let twice = try GIFFixtures.gif(width: 2, height: 1, frames: frames, loopCount: 1)
-        let playedTwice = try await Self.collect(try AnimationFrames(data: twice), 100)
+        let playedTwice = try await collect(try AnimationFrames(data: twice), 100)
         #expect(playedTwice.count == 6)
         #expect(Array(playedTwice[3...]) == Array(playedTwice[..<3]))
         // No NETSCAPE extension: one play
         let once = try GIFFixtures.gif(width: 2, height: 1, frames: frames)
-        #expect(try await Self.collect(try AnimationFrames(data: once), 100).count == 3)
+        #expect(try await collect(try AnimationFrames(data: once), 100).count == 3)
         // 0: forever (a prefix of 10 keeps cycling)
         let forever = try GIFFixtures.gif(width: 2, height: 1, frames: frames, loopCount: 0)
-        let ten = try await Self.collect(try AnimationFrames(data: forever), 10)
+        let ten = try await collect(try AnimationFrames(data: forever), 10)
         #expect(ten.count == 10 && ten[9] == ten[0] && ten[4] == ten[1])
         // A still JPEG: one frame at the display size, then the end
         let jpeg = try ImageEncoder.jpeg(Image(width: 64, height: 32, fill: .white), quality: 90)
-        let still = try await Self.collect(
+        let still = try await collect(
             try AnimationFrames(data: jpeg, options: ImageDecodingOptions(targetSize: .square(8))), 100
         )
         #expect(still.count == 1 && still[0].image.width == 16 && still[0].image.height == 8)
@@ -187,7 +180,7 @@ struct AnimationFrameWindowTests {
         let options = ImageDecodingOptions(targetSize: .square(10))
 
         // When played through a window of 1 frame, and decoded whole at that size
-        let played = try await Self.collect(
+        let played = try await collect(
             try AnimationFrames(data: data, options: options, window: AnimationFrameWindow(frameCount: 1)), 100
         )
         let whole = try ImageCodecRegistry.standard.decodeAnimation(data, options: options)
@@ -198,4 +191,11 @@ struct AnimationFrameWindowTests {
         #expect(whole.frames.map(\.duration) == frames.map(\.duration))
         #expect(whole.frames.allSatisfy { $0.image.width == 10 && $0.image.height == 10 })
     }
+}
+
+/// The first `count` frames of `frames` (fewer when the sequence ends first).
+func collect(_ frames: AnimationFrames, _ count: Int) async throws -> [AnimatedImage.Frame] {
+    var collected: [AnimatedImage.Frame] = []
+    for try await frame in frames.prefix(count) { collected.append(frame) }
+    return collected
 }

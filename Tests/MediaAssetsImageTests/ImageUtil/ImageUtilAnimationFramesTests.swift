@@ -14,12 +14,6 @@ import Testing
     .enabled(if: CodecAvailability.gif && CodecAvailability.webpDemux, "install libgif7, libwebp7, libwebpdemux2")
 )
 struct ImageUtilAnimationFramesTests {
-    static func collect(_ frames: AnimationFrames, _ count: Int) async throws -> [AnimatedImage.Frame] {
-        var collected: [AnimatedImage.Frame] = []
-        for try await frame in frames.prefix(count) { collected.append(frame) }
-        return collected
-    }
-
     @Test("frames play at the display size from one download; a second play is served from memory")
     func playsFromOneDownload() async throws {
         // Given a 48×48 GIF of 6 frames served once
@@ -31,8 +25,8 @@ struct ImageUtilAnimationFramesTests {
 
         // When its frames are played at 12 px, then played again
         let frames = try await harness.util.animationFrames(for: request, targetSize: .square(12))
-        let first = try await Self.collect(frames, 6)
-        let again = try await Self.collect(try await harness.util.animationFrames(for: request), 2)
+        let first = try await collect(frames, 6)
+        let again = try await collect(try await harness.util.animationFrames(for: request), 2)
 
         // Then one request, the frames of a whole decode at 12 px, and the original stored as it came
         #expect(harness.origin.requestCount(for: "/bands.gif") == 1)
@@ -58,7 +52,7 @@ struct ImageUtilAnimationFramesTests {
 
         // When its circle avatar plays one pass
         let firstPlay = try await harness.util.animationFrames(for: request, style: style)
-        let styled = try await Self.collect(firstPlay, 6)
+        let styled = try await collect(firstPlay, 6)
 
         // Then the frames are styled at 16 px, and the variant is stored once the pass is made
         #expect(styled.count == 6 && styled.allSatisfy { $0.image.width == 16 && $0.image.height == 16 })
@@ -73,7 +67,7 @@ struct ImageUtilAnimationFramesTests {
 
         // When it plays again, and is asked for whole
         let secondPlay = try await harness.util.animationFrames(for: request, style: style)
-        let replayed = try await Self.collect(secondPlay, 6)
+        let replayed = try await collect(secondPlay, 6)
         let whole = try await harness.util.animatedImage(for: request, style: style)
 
         // Then both read the stored variant: 16 px WebP frames with the same durations, no new download
@@ -153,7 +147,7 @@ struct ImageUtilAnimationFramesTests {
         let frames = try await harness.util.animationFrames(
             for: request, targetSize: .square(20), window: AnimationFrameWindow(frameCount: 1)
         )
-        let played = try await Self.collect(frames, 1)
+        let played = try await collect(frames, 1)
 
         // Then it plays (downloaded again: the refusal stored nothing)
         #expect(played.count == 1 && played[0].image.width == 20)

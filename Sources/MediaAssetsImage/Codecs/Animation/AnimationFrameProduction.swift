@@ -26,17 +26,6 @@ struct AnimationFrameProduction: Sendable {
     /// What the iterator throws for a frame that failed to decode (a util names its URL and key).
     var failure: @Sendable (any Error) async -> any Error = { $0 }
 
-    /// Refuses a canvas over `options.maxPixelCount` before anything is allocated.
-    static func checkCanvas(of info: AnimationInfo, options: ImageDecodingOptions) throws {
-        try ImageDecoder.checkPixelLimit(
-            of: ImageHeader(
-                format: info.format, width: info.canvas.width, height: info.canvas.height, orientation: .identity,
-                hasAlpha: true
-            ),
-            options: options
-        )
-    }
-
     /// Decodes into `buffer` until the animation has played its loops, the buffer is cancelled, or a frame
     /// fails.
     func produce(into buffer: FrameWindowBuffer) async {

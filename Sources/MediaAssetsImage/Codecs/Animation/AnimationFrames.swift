@@ -47,7 +47,7 @@ public struct AnimationFrames: AsyncSequence, Sendable {
         codecs: ImageCodecRegistry = .standard
     ) throws {
         let info = try codecs.animationInfo(of: data)
-        try AnimationFrameProduction.checkCanvas(of: info, options: options)
+        try info.checkCanvas(within: options)
         self.init(
             info: info, window: window,
             production: AnimationFrameProduction(data: data, info: info, options: options, codecs: codecs)

@@ -27,6 +27,13 @@ public struct AnimationInfo: Sendable, Hashable {
     /// Whether there is more than one frame.
     public var isAnimated: Bool { frameCount > 1 }
 
-    /// The pixels of one canvas.
-    var canvasPixelCount: Int { canvas.width * canvas.height }
+    /// Refuses a canvas over `options.maxPixelCount` before anything of its size is allocated.
+    func checkCanvas(within options: ImageDecodingOptions) throws {
+        try ImageDecoder.checkPixelLimit(
+            of: ImageHeader(
+                format: format, width: canvas.width, height: canvas.height, orientation: .identity, hasAlpha: true
+            ),
+            options: options
+        )
+    }
 }

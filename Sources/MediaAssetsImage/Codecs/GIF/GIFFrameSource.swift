@@ -12,13 +12,7 @@ final class GIFFrameSource: AnimationFrameSource {
 
     /// Opens `data`, whose scan said `info`, after checking the canvas against `options.maxPixelCount`.
     init(_ data: Data, info: AnimationInfo, library: GIFLibrary, options: ImageDecodingOptions) throws {
-        try ImageDecoder.checkPixelLimit(
-            of: ImageHeader(
-                format: .gif, width: info.canvas.width, height: info.canvas.height, orientation: .identity,
-                hasAlpha: true
-            ),
-            options: options
-        )
+        try info.checkCanvas(within: options)
         self.info = info
         self.data = data
         self.library = library

@@ -78,13 +78,7 @@ final class WebPFrameSource: AnimationFrameSource {
         _ data: Data, info: AnimationInfo, library: WebPDemuxLibrary, decoder: WebPDecoder,
         options: ImageDecodingOptions
     ) throws {
-        try ImageDecoder.checkPixelLimit(
-            of: ImageHeader(
-                format: .webp, width: info.canvas.width, height: info.canvas.height, orientation: .identity,
-                hasAlpha: true
-            ),
-            options: options
-        )
+        try info.checkCanvas(within: options)
         self.info = info
         self.library = library
         self.decoder = decoder
