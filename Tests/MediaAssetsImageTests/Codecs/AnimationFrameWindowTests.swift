@@ -133,8 +133,7 @@ struct AnimationFrameWindowTests {
 
         // Then it ends with CancellationError, the decoding task ends, and nothing more is decoded
         #expect(throws: CancellationError.self) { try outcome.get() }
-        let decoding = try #require(producer.withLock { $0 })
-        await decoding.value
+        try await Self.waitForEnd(of: try #require(producer.withLock { $0 }))
         let decoded = counter.count
         #expect(decoded <= taken.value + 2 + 1, "at most the window and the frame under way past those taken")
 
@@ -146,7 +145,17 @@ struct AnimationFrameWindowTests {
             dropped.withLock { $0 = iterator.producer }
         }()
         // Then its decoding task ends too (the sequence loops forever, so only cancellation ends it)
-        await (try #require(dropped.withLock { $0 })).value
+        try await Self.waitForEnd(of: try #require(dropped.withLock { $0 }))
+    }
+
+    /// Returns once `task` has ended; fails (rather than hang) if it is still decoding after the poll's bound.
+    static func waitForEnd(of task: Task<Void, Never>) async throws {
+        let ended = SharedCount()
+        Task {
+            await task.value
+            ended.add()
+        }
+        try await waitUntil("the decoding task ends") { ended.value == 1 }
     }
 
     @Test("frames by index: forward, and backward through a rewind")
