@@ -116,8 +116,8 @@ let package = Package(
             path: "Tests/CacheWriter"
         ),
 
-        // The child process of the decoder peak-memory tests (not a product)
-        .executableTarget(name: "decode-probe", dependencies: ["MediaAssetsImage"], path: "Tests/DecodeProbe"),
+        // The child process of the peak-memory tests (not a product)
+        .executableTarget(name: "memory-probe", dependencies: ["MediaAssetsImage"], path: "Tests/MemoryProbe"),
 
         // Tests
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),

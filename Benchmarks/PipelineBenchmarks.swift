@@ -135,9 +135,14 @@ private func runBurst(table: BenchmarkTable, origin _: SampleOrigin) async throw
 }
 
 private func runBurstChild(_ mode: String) throws -> (seconds: Double, peakGrowth: Double) {
+    try runBenchmarkChild(["--burst", mode])
+}
+
+/// Runs this executable with `arguments` (a row's child mode), which prints its seconds and peak growth.
+func runBenchmarkChild(_ arguments: [String]) throws -> (seconds: Double, peakGrowth: Double) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["--burst", mode]
+    process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
     try process.run()
@@ -145,7 +150,7 @@ private func runBurstChild(_ mode: String) throws -> (seconds: Double, peakGrowt
     process.waitUntilExit()
     let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
     guard process.terminationStatus == 0, fields.count == 2 else {
-        throw BenchmarkError("the \(mode) burst failed: \(String(decoding: data, as: UTF8.self))")
+        throw BenchmarkError("\(arguments.joined(separator: " ")) failed: \(String(decoding: data, as: UTF8.self))")
     }
     return (fields[0], fields[1])
 }
@@ -186,12 +191,12 @@ func runBurstInThisProcess(mode: String) async throws {
 }
 
 /// Resets the kernel's resident high-water mark of this process (Linux `clear_refs`).
-private func resetPeakResidentMemory() {
+func resetPeakResidentMemory() {
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
 }
 
 /// The resident high-water mark of this process in bytes (`VmHWM`), or 0 where unknown.
-private func peakResidentMemory() -> Int {
+func peakResidentMemory() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
     else { return 0 }
@@ -199,13 +204,13 @@ private func peakResidentMemory() -> Int {
     return kilobytes * 1_024
 }
 
-private struct BenchmarkError: Error, CustomStringConvertible {
+struct BenchmarkError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
 
 /// The resident memory of this process in bytes (`VmRSS`), or 0 where unknown.
-private func currentResidentMemory() -> Int {
+func currentResidentMemory() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
     else { return 0 }

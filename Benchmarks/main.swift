@@ -1,6 +1,7 @@
 import Foundation
 
-// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE, --decode-peak FILE: internal child processes)
+// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE, --decode-peak FILE, --animation-window MODE:
+// internal, one row's child process)
 // --disk-million adds 1,000,000 entries to the disk-scale rows (about a minute to write them).
 // Groups run in order; --filter keeps the groups whose name contains GROUP.
 let arguments = CommandLine.arguments
@@ -16,6 +17,11 @@ if let mode = option("--burst") {
 // A peak-memory row's child process (see DisplaySizeBenchmarks.swift).
 if let path = option("--decode-peak") {
     try runDecodePeakInThisProcess(path: path, mode: option("--mode") ?? "display")
+    exit(0)
+}
+// An animation-window row's child process (see AnimationWindowBenchmarks.swift).
+if let mode = option("--animation-window") {
+    try await runAnimationWindowInThisProcess(mode: mode)
     exit(0)
 }
 
@@ -36,6 +42,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("list-scroll", runScrollBenchmarks),
     ("animation", runAnimationParsingBenchmarks),
     ("animation-assets", runAnimationAssetBenchmarks),
+    ("animation-window", runAnimationWindowBenchmarks),
     ("video", runVideoBenchmarks),
     ("video-streaming", runVideoStreamingBenchmarks),
 ]

@@ -9,7 +9,7 @@ import PackageDescription
 // `targetNames` below.
 let targetNames = [
     "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash",
-    "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
+    "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file", "animation-frames",
 ]
 
 let package = Package(

@@ -30,3 +30,18 @@ func listOfAvatars(images: ImageUtil, rows: [URL]) async throws {
     prefetcher.stopPrefetching(with: [rows[9]])  // a row left the prefetch window
     print(avatar.width, task.progress?.fractionCompleted ?? 1)
 }
+
+// README: "Quick start: ImageUtil" (animations)
+func quickStartAnimatedImages(images: ImageUtil, url: URL) async throws {
+    // A GIF or animated WebP played at 200 px: a few frames decoded ahead, one canvas at the file's size,
+    // never every frame (a 200-frame 1000×1000 GIF stays under 16 MiB; its frames would be 800 MB).
+    let frames = try await images.animationFrames(for: AssetRequest(url: url), targetSize: .square(200))
+    print(frames.info.frameCount, frames.info.loopCount)  // from the headers: no frame decoded yet
+    for try await frame in frames.prefix(frames.info.frameCount) {  // one pass; loop count 0 plays forever
+        print(frame.image.width, frame.duration)
+    }
+
+    // Small animations decoded whole, every frame in a style; refused from the headers when over the limits.
+    let avatar = try await images.animatedImage(for: AssetRequest(url: url), style: .circle(diameter: 48))
+    print(avatar.frames.count, avatar.loopCount)
+}

@@ -4,7 +4,7 @@ import MediaAssets
 import MediaAssetsImage
 
 /// The run with an input: one image fetched, decoded, styled and written as PNG or WebP; with `--frames`, every
-/// frame of an animation written as PNG.
+/// frame of an animation written as PNG, one frame in memory at a time. The summary comes from the headers.
 enum ImageInspection {
     /// The encoding of the styled output.
     enum OutputFormat: String {
@@ -37,13 +37,15 @@ enum ImageInspection {
         let (image, duration) = try await Formatting.timed { try await images.image(for: url, style: style) }
         let encoded = try format.encode(image)
         try ExampleDirectories.write(encoded, to: output)
-        // The original's bytes are cached by now: the header and the frames cost no download.
+        // The original's bytes are cached by now: the summary reads only their headers (a GIF's blocks are
+        // walked without decompressing a pixel), and frames are decoded one at a time, only when asked for.
         let original = try await manager.data(for: AssetRequest(url: url), storageType: .hybrid(.image))
         let header = try ImageDecoder.header(of: original)
-        let animation = try ImageCodecRegistry.standard.decodeAnimation(original)
+        let animation = try ImageCodecRegistry.standard.animationInfo(of: original)
         if let framesDirectory {
-            for (index, frame) in animation.frames.enumerated() {
-                let name = "frame-" + String(index + 1).leftPadded(to: 3) + ".png"
+            let reader = try AnimationFrameReader(data: original)
+            while let frame = try reader.nextFrame() {
+                let name = "frame-" + String(reader.nextIndex).leftPadded(to: 3) + ".png"
                 try ExampleDirectories.write(
                     try ImageEncoder.png(frame.image), to: framesDirectory.appendingPathComponent(name)
                 )
@@ -54,7 +56,7 @@ enum ImageInspection {
         print("  input   \(url.absoluteString)")
         print(
             "  format  \(header.format) \(header.width)x\(header.height)"
-                + (animation.isAnimated ? ", \(animation.frames.count) frames, loop \(animation.loopCount)" : ""))
+                + (animation.isAnimated ? ", \(animation.frameCount) frames, loop \(animation.loopCount)" : ""))
         print("  style   \(style.identifier)")
         print("  image   \(image.width)x\(image.height)\(image.hasTransparency ? ", with transparency" : "")")
         print("  time    \(Formatting.duration(duration))")
@@ -62,7 +64,7 @@ enum ImageInspection {
             "  bytes   \(Formatting.bytes(fetches.bytesDownloaded)) loaded, "
                 + "\(Formatting.bytes(fetches.bytesServedFromCache)) from cache")
         print("  output  \(output.path) (\(format.rawValue), \(Formatting.bytes(encoded.count)))")
-        if let framesDirectory { print("  frames  \(animation.frames.count) written to \(framesDirectory.path)") }
+        if let framesDirectory { print("  frames  \(animation.frameCount) written to \(framesDirectory.path)") }
         print("  cache   \(cacheDirectory.path)")
         print("")
         await StatisticsReport.print(manager: manager, utils: [("ImageUtil", images.statistics.description)])

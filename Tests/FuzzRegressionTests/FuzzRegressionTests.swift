@@ -45,6 +45,7 @@ struct FuzzRegressionTests {
             fuzzDiskEntryFile(data)
             fuzzIndexSnapshot(data)
         },
+        "animation-frames": readAnimationFrames,
     ]
 
     static let regressions = URL(fileURLWithPath: #filePath)
@@ -57,6 +58,19 @@ struct FuzzRegressionTests {
         _ = try? ImageDecoder.decode(
             data, options: ImageDecodingOptions(maxPixelCount: 1 << 22, targetSize: PixelSize(width: 7, height: 5))
         )
+    }
+
+    /// As `FuzzTargets.readAnimationFrames` (Fuzz/Sources/FuzzSupport/FuzzTargets.swift).
+    static func readAnimationFrames(_ data: Data) {
+        guard [.gif, .webp].contains(ImageFormat.sniff(data)) else { return }
+        _ = try? ImageCodecRegistry.standard.animationInfo(of: data)
+        let options = ImageDecodingOptions(maxPixelCount: 1 << 22, targetSize: PixelSize(width: 7, height: 5))
+        guard let reader = try? AnimationFrameReader(data: data, options: options) else { return }
+        var read = 0
+        while read < 24, (try? reader.nextFrame()) != nil { read += 1 }
+        for index in stride(from: min(read, reader.info.frameCount) - 1, through: 0, by: -3) {
+            _ = try? reader.frame(at: index)
+        }
     }
 
     static func inputs(in folder: URL) throws -> [URL] {
@@ -81,8 +95,8 @@ struct FuzzRegressionTests {
         "every kept input parses without crashing",
         arguments: [
             "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif",
-            "thumbhash",
-            "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
+            "thumbhash", "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
+            "animation-frames",
         ]
     )
     func replaysInputs(target: String) throws {

@@ -21,6 +21,20 @@ enum FormatSeeds {
 
     static func gif() -> [String: Data] { samples(endingIn: ".gif") }
 
+    /// The GIF and WebP samples, and an animated WebP of three 9×7 frames made by the package's encoder.
+    static func animation() -> [String: Data] {
+        var seeds = gif().merging(webp()) { a, _ in a }
+        let frames = (0..<3).map { index in
+            AnimatedImage.Frame(
+                image: ImageSeeds.pattern(width: 9, height: 7, opaque: index != 1), duration: .milliseconds(40)
+            )
+        }
+        seeds["seed-3-frames.webp"] = try? WebPEncoder(compression: .lossless).encode(
+            AnimatedImage(frames: frames, loopCount: 2)
+        )
+        return seeds
+    }
+
     static func heif() -> [String: Data] {
         samples(endingIn: ".heic").merging(samples(endingIn: ".avif")) { a, _ in a }
     }

@@ -13,7 +13,7 @@ public enum FuzzTargets {
     /// All targets, in the order `Fuzz/run` runs them.
     public static let all: [FuzzTarget] = [
         jpeg, jpegIncremental, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist,
-        httpRequestHead, proxyPath, respReply, diskEntryFile,
+        httpRequestHead, proxyPath, respReply, diskEntryFile, animationFrames,
     ]
 
     /// The target named `name`, if any.
@@ -101,6 +101,27 @@ public enum FuzzTargets {
     ) { data in
         fuzzDiskEntryFile(data)
         fuzzIndexSnapshot(data)
+    }
+
+    /// The animation header scan (`ImageCodecRegistry.animationInfo(of:)`: GIF's blocks walked to the trailer,
+    /// WebP's container demuxed) and the frame reader behind `AnimationFrames`: up to 24 frames reduced to 7×5,
+    /// then frames by index backwards (rewinds), for GIF and WebP (other formats are one still frame).
+    public static let animationFrames = FuzzTarget(
+        name: "animation-frames", seeds: FormatSeeds.animation, parse: readAnimationFrames
+    )
+
+    /// What `animationFrames` runs on one input.
+    public static func readAnimationFrames(_ data: Data) {
+        guard [.gif, .webp].contains(ImageFormat.sniff(data)) else { return }
+        _ = try? ImageCodecRegistry.standard.animationInfo(of: data)
+        var options = decodingOptions
+        options.targetSize = PixelSize(width: 7, height: 5)
+        guard let reader = try? AnimationFrameReader(data: data, options: options) else { return }
+        var read = 0
+        while read < 24, (try? reader.nextFrame()) != nil { read += 1 }
+        for index in stride(from: min(read, reader.info.frameCount) - 1, through: 0, by: -3) {
+            _ = try? reader.frame(at: index)
+        }
     }
 
     /// Reads the header, decodes, and decodes again scaled to `targetSize` (JPEG's DCT scaling) if given.

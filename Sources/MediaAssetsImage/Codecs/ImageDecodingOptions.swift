@@ -14,6 +14,9 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     ///   output plus a row (an interlaced file is decoded whole first: 4 bytes a pixel).
     /// - HEIC and AVIF from the smallest embedded thumbnail that reaches it, else the whole primary image is
     ///   decoded by libheif (about 4.5 bytes a pixel while it is reduced).
+    ///
+    /// GIF and animated WebP composite each frame on the full canvas and resample it (box, then Lanczos3) to
+    /// the smallest size covering `targetSize`, so only the canvas is ever held at the file's size.
     public var targetSize: PixelSize?
     /// How many times `targetSize` a display-size decode must reach, when the file is that large. Default: 2.
     ///
@@ -34,11 +37,13 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     ///
     /// libheif always applies HEIF's transforms, so this acts on JPEG only.
     public var appliesOrientation: Bool
-    /// The most frames an animation may have; refused (`ImageError.tooManyFrames`) as soon as a frame over
-    /// the limit is seen, before it is decoded. This bounds the decoded frames kept in memory. Default: 1000.
+    /// The most frames an animation decoded whole (`AnimatedImage`) may have; refused
+    /// (`ImageError.tooManyFrames`) from the headers, before any frame is decoded. This bounds the decoded
+    /// frames kept in memory; `AnimationFrames`, which keeps a window, ignores it. Default: 1000.
     public var maxFrameCount: Int
-    /// The most pixels all decoded frames of an animation may hold together (frames × canvas), checked before
-    /// each frame is allocated. Default: 100 million (400 MB of RGBA).
+    /// The most pixels all frames of an animation decoded whole may hold together (frames × the size they are
+    /// kept at: the canvas, or less with a `targetSize`), checked from the headers before any frame is
+    /// decoded. Default: 100 million (400 MB of RGBA).
     public var maxAnimationPixelCount: Int
 
     /// Creates options.

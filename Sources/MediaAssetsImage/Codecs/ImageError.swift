@@ -19,7 +19,8 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case unsupported(format: ImageFormat, reason: String)
     /// The codec library ran out of memory.
     case outOfMemory(format: ImageFormat, reason: String)
-    /// The animation has more frames than `ImageDecodingOptions.maxFrameCount`; refused before decoding them.
+    /// The animation's headers declare more frames than `ImageDecodingOptions.maxFrameCount`; refused before
+    /// decoding any.
     case tooManyFrames(format: ImageFormat, frameCount: Int, limit: Int)
     /// The animation's frames together hold more pixels than `ImageDecodingOptions.maxAnimationPixelCount`.
     case animationTooLarge(format: ImageFormat, frameCount: Int, canvas: PixelSize, limit: Int)
@@ -51,7 +52,7 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .outOfMemory(let format, let reason):
             return "Out of memory while decoding \(format): \(reason)"
         case .tooManyFrames(let format, let frameCount, let limit):
-            return "\(format) animation has at least \(frameCount) frames, over the limit of \(limit); refused"
+            return "\(format) animation has \(frameCount) frames, over the limit of \(limit); refused before decoding"
         case .animationTooLarge(let format, let frameCount, let canvas, let limit):
             return "\(format) animation of \(frameCount) frames of \(canvas.width)×\(canvas.height) exceeds "
                 + "the limit of \(limit) pixels for all frames together; refused before decoding"

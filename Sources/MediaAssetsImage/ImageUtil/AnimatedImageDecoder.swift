@@ -1,8 +1,12 @@
 import Foundation
 import MediaAssets
 
-/// `ImageUtil`'s decode stage for animations: every frame of a GIF or animated WebP (a still image is
-/// one frame), with styled variants stored as animated WebP.
+/// `ImageUtil`'s decode stage for animations kept whole: every frame of a GIF or animated WebP (a still image
+/// is one frame), reduced toward a target size as it is composited, with styled variants stored as animated
+/// WebP.
+///
+/// The options are the size the frames must cover (`nil`: full size); a decode toward 192 px answers a 96 px
+/// ask, never the reverse. For long or large animations, play them through `ImageUtil.animationFrames(for:)`.
 public struct AnimatedImageDecoder: AssetDecoding {
     /// The decoders and limits (`maxFrameCount`, `maxAnimationPixelCount`) from `ImageUtil.Configuration`.
     public let codecs: ImageCodecRegistry
@@ -18,15 +22,29 @@ public struct AnimatedImageDecoder: AssetDecoding {
     /// `animation(<decoders>)`.
     public var identifier: String { "animation(\(codecs.identifier))" }
 
-    /// Decodes every frame, refusing animations over the frame-count and total-pixel limits first.
-    public func decode(_ data: Data, options _: DefaultDecodeOptions) throws -> AnimatedImage {
-        try codecs.decodeAnimation(data, options: options)
+    /// Decodes every frame toward `targetSize`, after refusing, from the headers alone, an animation whose
+    /// frame count or pixels of all frames (at the size they are kept) are over the limits.
+    public func decode(_ data: Data, options targetSize: PixelSize?) throws -> AnimatedImage {
+        var options = options
+        options.targetSize = targetSize
+        return try codecs.decodeAnimation(data, options: options)
     }
 
     /// All frames' bytes.
     public func cost(of animation: AnimatedImage) -> Int { animation.cost }
 
-    /// An animated WebP (lossy, quality 80): typically several times smaller than the frames as PNG.
+    /// Whether frames decoded toward `provided` are at least as large as ones toward `requested`.
+    public func options(_ provided: PixelSize?, satisfy requested: PixelSize?) -> Bool {
+        guard let provided else { return true }
+        guard let requested else { return false }
+        return provided.width >= requested.width && provided.height >= requested.height
+    }
+
+    /// Stored variants are decoded at their own size: they are stored as they are shown.
+    public var variantOptions: PixelSize? { nil }
+
+    /// An animated WebP (lossy, quality 80), written frame by frame: typically several times smaller than the
+    /// frames as PNG.
     public func encodeVariant(_ animation: AnimatedImage) throws -> EncodedVariant? {
         let data = try WebPEncoder(compression: .lossy(quality: 80)).encode(animation)
         return EncodedVariant(data: data, contentType: ImageFormat.webp.mimeType)
@@ -42,7 +60,8 @@ public struct AnimatedImageDecoder: AssetDecoding {
 }
 
 /// An image style applied to every frame of an animation: the process stage of
-/// `ImageUtil.animatedImage(for:style:)`, keyed `<style>,animated-webp`.
+/// `ImageUtil.animatedImage(for:style:)`, keyed `<style>,animated-webp` (the key
+/// `ImageUtil.animationFrames(for:style:)` records its variants under too).
 struct AnimatedStyle<Style: ImageProcessing>: AssetProcessing {
     let style: Style
 

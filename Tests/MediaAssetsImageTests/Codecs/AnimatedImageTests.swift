@@ -68,6 +68,7 @@ struct AnimatedImageTests {
         #expect(animation.frames.count == 4 && again == animation)
         #expect(avatar.frames.count == 4 && avatar.size == .square(4) && avatarAgain == avatar)
         let variantKey = manager.cacheKey(for: AssetRequest(url: url)).variant("circle(4),animated-webp")
+        await manager.waitForPendingWrites()  // written to .hybrid(.image)'s disk tier behind the result
         let stored = try #require(try await manager.readData(forKey: variantKey, storageType: .disk))
         #expect(ImageFormat.sniff(stored) == .webp)
         #expect(try ImageCodecRegistry.standard.decodeAnimation(stored).frames.count == 4)

@@ -15,14 +15,14 @@ enum AddressSanitizerProbe {
 }
 
 /// A 96 px avatar of a 12 MP photo costs about its output, not the photo's 48 MB of pixels: measured in a child
-/// process (`decode-probe`: the file's bytes read first, then the decode and render of `.circle(diameter: 96)`,
+/// process (`memory-probe decode`: the file's bytes read first, then the decode and render of `.circle(diameter: 96)`,
 /// its resident high-water mark above where it stood), for every format that decodes at display size, and the
 /// two documented exceptions.
 @Suite(
     "Display-size decoding peak memory (child process)",
     .enabled(
-        if: HelperProcess.isBuilt("decode-probe"),
-        "needs decode-probe built beside the tests: swift build --build-tests"),
+        if: HelperProcess.isBuilt("memory-probe"),
+        "needs memory-probe built beside the tests: swift build --build-tests"),
     .disabled(if: ThreadSanitizerProbe.isActive || AddressSanitizerProbe.isActive, "sanitizers change every peak")
 )
 struct DisplaySizeMemoryTests {
@@ -48,15 +48,16 @@ struct DisplaySizeMemoryTests {
         return Image(width: width, height: height, pixels: pixels)
     }()
 
-    /// Writes `data` to a file of its own, runs `decode-probe` on it for a 96 px circle and returns how far the
+    /// Writes `data` to a file of its own, runs `memory-probe decode` on it for a 96 px circle and returns how far the
     /// probe's peak rose and the size it decoded.
     static func peak(of data: Data) async throws -> (growth: Int, decoded: PixelSize) {
         let directory = try TemporaryDirectory("DisplaySizeMemory")
         defer { directory.remove() }
         let path = directory.url.appendingPathComponent("photo").path
         try data.write(to: URL(fileURLWithPath: path))
-        let outcome = try await HelperProcess.run("decode-probe", [path, "--circle", "96"])
-        try #require(outcome.status == 0, "decode-probe failed: \(outcome.output)")
+        let outcome = try await HelperProcess.run("memory-probe", ["decode", path, "--circle", "96"])
+        try #require(outcome.status == 0, "memory-probe failed: \(outcome.output)")
+        // "peak-growth <bytes> size <width> <height>"
         let fields = outcome.output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         try #require(fields.count == 3, "unexpected output: \(outcome.output)")
         return (fields[0], PixelSize(width: fields[1], height: fields[2]))

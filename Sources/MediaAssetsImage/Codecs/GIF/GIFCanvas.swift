@@ -1,17 +1,5 @@
 import CDynamicCodecs
 
-/// A GIF colour table as opaque RGBA.
-struct GIFPalette {
-    let colors: [RGBA]
-
-    /// The table giflib read, or `nil` when the file has none there.
-    init?(_ map: UnsafeMutablePointer<ma_gif_color_map>?) {
-        guard let map, let entries = map.pointee.Colors, map.pointee.ColorCount > 0 else { return nil }
-        let count = min(256, Int(map.pointee.ColorCount))
-        colors = (0..<count).map { RGBA(red: entries[$0].Red, green: entries[$0].Green, blue: entries[$0].Blue) }
-    }
-}
-
 /// The canvas GIF frames are composited on, as browsers do it.
 ///
 /// The canvas starts fully transparent. Before a frame is drawn, the previous frame's disposal is applied:
@@ -51,20 +39,24 @@ struct GIFCanvas {
 
     let size: PixelSize
     private var pixels: [UInt8]
+    /// The previous frame's disposal, with its rectangle's pixels as they were before it when it restores them.
     private var pendingDisposal: (disposal: Disposal, rectangle: Rectangle, saved: [UInt8]?)?
 
+    /// A transparent canvas of `size` (`size.width * size.height * 4` bytes; callers check the pixel limit).
     init(size: PixelSize) {
         self.size = size
         pixels = [UInt8](repeating: 0, count: size.width * size.height * 4)
     }
 
-    /// The canvas now.
+    /// The canvas now. It shares the canvas's storage until the next frame is drawn: an image let go of before
+    /// then (a frame reduced to a display size) costs no copy.
     var image: Image { Image(width: size.width, height: size.height, pixels: pixels) }
 
-    /// Starts a frame: applies the previous frame's disposal and remembers this one's.
+    /// Starts a frame: applies the previous frame's disposal and remembers this one's. For "restore to
+    /// previous" only the frame's rectangle is saved: nothing outside it changes until the restore.
     mutating func beginFrame(in rectangle: Rectangle, disposal: Disposal) {
         applyPendingDisposal()
-        pendingDisposal = (disposal, rectangle, disposal == .previous ? pixels : nil)
+        pendingDisposal = (disposal, rectangle, disposal == .previous ? copy(of: rectangle) : nil)
     }
 
     /// Draws row `row` of the current frame (`line` holds `rectangle.width` palette indices), clipped to the
@@ -94,20 +86,40 @@ struct GIFCanvas {
 
     private mutating func applyPendingDisposal() {
         guard let (disposal, rectangle, saved) = pendingDisposal else { return }
+        pendingDisposal = nil
         switch disposal {
         case .unspecified, .keep:
             break
         case .previous:
-            if let saved { pixels = saved }
+            guard let saved else { break }
+            forEachRow(of: rectangle) { rowRange, savedOffset in
+                pixels.replaceSubrange(rowRange, with: saved[savedOffset..<savedOffset + rowRange.count])
+            }
         case .background:
-            let columns = rectangle.columns(within: size.width)
-            guard !columns.isEmpty else { break }
-            for y in rectangle.rows(within: size.height) {
-                let start = (y * size.width + columns.lowerBound) * 4
-                let end = (y * size.width + columns.upperBound) * 4
-                pixels.replaceSubrange(start..<end, with: repeatElement(0, count: end - start))
+            forEachRow(of: rectangle) { rowRange, _ in
+                pixels.replaceSubrange(rowRange, with: repeatElement(0, count: rowRange.count))
             }
         }
-        pendingDisposal = nil
+    }
+
+    /// The pixels of `rectangle`'s part inside the canvas, row after row.
+    private func copy(of rectangle: Rectangle) -> [UInt8] {
+        var saved: [UInt8] = []
+        forEachRow(of: rectangle) { rowRange, _ in saved.append(contentsOf: pixels[rowRange]) }
+        return saved
+    }
+
+    /// Calls `body` with the byte range of each canvas row `rectangle` covers (clipped) and where that row
+    /// starts in a copy made by `copy(of:)`.
+    private func forEachRow(of rectangle: Rectangle, _ body: (Range<Int>, Int) -> Void) {
+        let columns = rectangle.columns(within: size.width)
+        guard !columns.isEmpty else { return }
+        var savedOffset = 0
+        for y in rectangle.rows(within: size.height) {
+            let start = (y * size.width + columns.lowerBound) * 4
+            let end = (y * size.width + columns.upperBound) * 4
+            body(start..<end, savedOffset)
+            savedOffset += end - start
+        }
     }
 }

@@ -5,12 +5,15 @@ import Foundation
 ///
 /// Frames are composited as browsers do: the canvas starts transparent (the background colour is ignored),
 /// disposal methods 2 (restore to transparent) and 3 (restore the previous canvas) are applied, transparent
-/// indices leave the canvas as it was, local colour tables override the global one, frames are clipped to the
-/// canvas, and delays under 20 ms are shown for 100 ms. The NETSCAPE2.0 loop count n becomes n + 1 plays
-/// (0 stays "forever"); without it the animation plays once.
+/// indices leave the canvas as it was, local colour tables override the global one, a frame with neither is
+/// drawn with a grey ramp (index n is grey n, as Pillow does), frames are clipped to the canvas, and delays
+/// under 20 ms are shown for 100 ms. The NETSCAPE2.0 loop count n becomes n + 1 plays (0 stays "forever");
+/// without it the animation plays once.
 ///
-/// A file must reach its trailer (`;`): a cut download throws `.truncated`, also from `decode(_:options:)`,
-/// which composites only the first frame and skips the others' compressed data without decoding it.
+/// The file's blocks are walked to its trailer (`;`) before any frame is decoded, without decompressing
+/// pixels: that counts the frames for the limits and refuses a cut download (`.truncated`), also in
+/// `decode(_:options:)`, which then composites only the first frame. With `options.targetSize`, frames are
+/// composited on the full canvas and each is reduced to the display size as it is made.
 public struct GIFDecoder: ImageDecoding {
     private let library: Result<GIFLibrary, ImageError>
 
@@ -38,13 +41,26 @@ public struct GIFDecoder: ImageDecoding {
         )
     }
 
-    /// The first frame, composited on the canvas.
+    /// The first frame, composited on the canvas and reduced toward `options.targetSize`.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        try GIFReader(library: library.get()).read(data, options: options, frameLimit: 1).firstFrame
+        try GIFReader(library: library.get()).firstFrame(data, options: options)
     }
 
-    /// Every frame, composited, with its delay and the loop count.
+    /// Every frame, composited and reduced toward `options.targetSize`, with its delay and the loop count;
+    /// refused before any frame is decoded when the frame count or the pixels of all frames are over the limits.
     public func decodeAnimation(_ data: Data, options: ImageDecodingOptions) throws -> AnimatedImage {
-        try GIFReader(library: library.get()).read(data, options: options, frameLimit: Int.max)
+        try GIFReader(library: library.get()).animation(data, options: options)
+    }
+}
+
+extension GIFDecoder: AnimationFrameSourceMaking {
+    func animationInfo(of data: Data) throws -> AnimationInfo {
+        try GIFReader(library: library.get()).animationInfo(data)
+    }
+
+    func makeFrameSource(
+        _ data: Data, info: AnimationInfo, options: ImageDecodingOptions
+    ) throws -> any AnimationFrameSource {
+        try GIFFrameSource(data, info: info, library: library.get(), options: options)
     }
 }

@@ -156,7 +156,7 @@ package struct GIFWriter {
         try body(map)
     }
 
-    private func check(_ status: Int32, _ step: String) throws {
+    func check(_ status: Int32, _ step: String) throws {
         guard status == MA_GIF_OK else { throw GIFWriterFailure(step: step) }
     }
 }

@@ -28,6 +28,13 @@ package enum WebPContainer {
 
     /// An animated WebP file: `VP8X` (animation, alpha), `ANIM` (loop count, 0 = forever), then the frames.
     package static func animation(canvas: PixelSize, hasAlpha: Bool, loopCount: Int, frames: [Frame]) -> Data {
+        var frameChunks = Data()
+        for frame in frames { frameChunks.append(frameChunk(frame)) }
+        return animation(canvas: canvas, hasAlpha: hasAlpha, loopCount: loopCount, frameChunks: frameChunks)
+    }
+
+    /// An animated WebP file around `frameChunks`, the `ANMF` chunks of its frames (`frameChunk(_:)`) in order.
+    package static func animation(canvas: PixelSize, hasAlpha: Bool, loopCount: Int, frameChunks: Data) -> Data {
         var body = Data("WEBP".utf8)
         var header = Data([0x02 | (hasAlpha ? 0x10 : 0), 0, 0, 0])
         header.append(uint24(canvas.width - 1))
@@ -35,18 +42,21 @@ package enum WebPContainer {
         body.append(chunk("VP8X", header))
         let loops = min(max(0, loopCount), 0xFFFF)
         body.append(chunk("ANIM", Data([0, 0, 0, 0, UInt8(loops & 0xFF), UInt8(loops >> 8)])))
-        for frame in frames {
-            var payload = Data()
-            payload.append(uint24(frame.x / 2))
-            payload.append(uint24(frame.y / 2))
-            payload.append(uint24(frame.width - 1))
-            payload.append(uint24(frame.height - 1))
-            payload.append(uint24(min(max(0, frame.milliseconds), 0xFF_FFFF)))
-            payload.append(frame.flags)
-            payload.append(frame.chunks)
-            body.append(chunk("ANMF", payload))
-        }
+        body.append(frameChunks)
         return chunk("RIFF", body)
+    }
+
+    /// The `ANMF` chunk of one frame.
+    package static func frameChunk(_ frame: Frame) -> Data {
+        var payload = Data()
+        payload.append(uint24(frame.x / 2))
+        payload.append(uint24(frame.y / 2))
+        payload.append(uint24(frame.width - 1))
+        payload.append(uint24(frame.height - 1))
+        payload.append(uint24(min(max(0, frame.milliseconds), 0xFF_FFFF)))
+        payload.append(frame.flags)
+        payload.append(frame.chunks)
+        return chunk("ANMF", payload)
     }
 
     /// The bitstream chunks (`ALPH`, `VP8 `, `VP8L`) of a still WebP file, without its RIFF header and `VP8X`.

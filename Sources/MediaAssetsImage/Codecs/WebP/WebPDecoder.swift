@@ -5,7 +5,7 @@ import Foundation
 /// at run time; a missing library throws `ImageError.libraryMissing` naming libwebp7 or libwebpdemux2.
 public struct WebPDecoder: ImageDecoding {
     private let codec: Result<WebPLibrary, ImageError>
-    private let animation: Result<WebPDemuxLibrary, ImageError>
+    let animation: Result<WebPDemuxLibrary, ImageError>
 
     /// Creates the decoder over the installed libwebp.so.7 and libwebpdemux.so.2.
     public init() {
