@@ -2,8 +2,8 @@ import Foundation
 import MediaAssets
 
 /// A backend written the way an app would write its own: an actor over a dictionary that also
-/// counts the calls it gets. Tests use it as the "custom backend" and to observe what the
-/// manager asks of a backend.
+/// counts the calls it gets, with pins kept by the package's `PinSet`. Tests use it as the "custom
+/// backend" and to observe what the manager asks of a backend.
 public actor RecordingBackend: CacheBackend {
     /// How many times each operation was called.
     public struct Calls: Sendable, Equatable {
@@ -23,12 +23,20 @@ public actor RecordingBackend: CacheBackend {
 
     private var entries: [CacheKey: CacheEntry] = [:]
     private var stats = CacheStatistics()
+    private var pins = PinSet()
+    /// The most bytes pinned entries may take.
+    public let pinnedQuota: Int
     /// The calls so far.
     public private(set) var calls = Calls()
 
     /// Creates an empty backend.
-    public init() {}
+    public init(pinnedQuota: Int = .max) {
+        self.pinnedQuota = pinnedQuota
+    }
 
+    private var pinnedBytes: Int {
+        entries.reduce(0) { $0 + (pins.covers($1.key) ? $1.value.data.count : 0) }
+    }
     public func entry(forKey key: CacheKey) -> CacheEntry? {
         calls.reads += 1
         guard let entry = entries[key], !entry.isExpired(at: Date()) else {
@@ -39,7 +47,14 @@ public actor RecordingBackend: CacheBackend {
         return entry
     }
 
-    public func store(_ entry: CacheEntry, forKey key: CacheKey) {
+    public func store(_ entry: CacheEntry, forKey key: CacheKey) throws {
+        if pins.covers(key) {
+            let others = pinnedBytes - (entries[key]?.data.count ?? 0)
+            guard others + entry.data.count <= pinnedQuota else {
+                throw AssetsError.pinnedQuotaExceeded(
+                    key: key, bytes: entry.data.count, pinnedBytes: others, quota: pinnedQuota)
+            }
+        }
         calls.stores += 1
         stats.writes += 1
         var bytesOnly = entry
@@ -61,11 +76,39 @@ public actor RecordingBackend: CacheBackend {
         entries = entries.filter { !selection.contains(key: $0.key, partition: $0.value.metadata.partition) }
     }
 
+    public func pin(_ pin: Pin) throws {
+        guard !pins.contains(pin) else { return }
+        let added = entries.reduce(0) { $0 + (pin.covers($1.key) && !pins.covers($1.key) ? $1.value.data.count : 0) }
+        guard pinnedBytes + added <= pinnedQuota else {
+            throw AssetsError.pinnedQuotaExceeded(key: pin.key, bytes: added, pinnedBytes: pinnedBytes, quota: pinnedQuota)
+        }
+        pins.insert(pin)
+    }
+
+    public func unpin(_ pin: Pin) {
+        pins.remove(pin)
+    }
+
+    public nonisolated func storedKeys(batchSize: Int) -> AsyncThrowingStream<[CacheKey], any Error> {
+        AsyncThrowingStream { continuation in
+            let producer = Task {
+                let keys = await Array(self.keys)
+                for start in stride(from: 0, to: keys.count, by: max(1, batchSize)) {
+                    continuation.yield(Array(keys[start..<min(start + max(1, batchSize), keys.count)]))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in producer.cancel() }
+        }
+    }
+
     public func statistics() -> CacheStatistics {
         var snapshot = stats
         snapshot.count = entries.count
         snapshot.bytes = entries.values.reduce(0) { $0 + $1.data.count }
         snapshot.cost = snapshot.bytes
+        snapshot.pinnedCount = entries.keys.filter(pins.covers).count
+        snapshot.pinnedBytes = pinnedBytes
         return snapshot
     }
 

@@ -25,15 +25,40 @@ struct SQLiteDiskBudget: Sendable {
     /// The used pages a page-driven sweep evicts down to.
     let lowWaterPages: Int
 
-    init(sizeLimit: Int, lowWaterFraction: Double, pageSize: Int) {
+    /// A budget for `sizeLimit`; `filesystemRoom` (the free space at open plus what the cache's
+    /// files already hold) caps the WAL and the reserve on a filesystem smaller or fuller than the
+    /// limit, so the WAL is checkpointed while the database can still take its pages.
+    init(sizeLimit: Int, lowWaterFraction: Double, pageSize: Int, filesystemRoom: Int? = nil) {
         fileBytes = max(sizeLimit, Self.minimumFileBytes)
-        walBytes = min(max(fileBytes / 8, 64 << 10), 4 << 20)
-        reserveBytes = min(max(fileBytes / 16, 64 << 10), 1 << 20)
         self.pageSize = max(512, pageSize)
+        let room = min(fileBytes, filesystemRoom ?? .max)
+        walBytes = min(max(room / 8, 64 << 10), 4 << 20)
+        let smallestReserve = Self.minimumReserveBytes(pageSize: self.pageSize)
+        reserveBytes = min(max(room / 16, smallestReserve), max(1 << 20, smallestReserve))
         let databaseBytes = fileBytes - walBytes - reserveBytes - Self.sharedMemoryBytes
         databasePages = databaseBytes / self.pageSize
         lowWaterPages = Int(Double(databasePages) * lowWaterFraction)
     }
+
+    /// The reserve sizes to try, largest first: the budgeted size, then halves of it down to
+    /// `minimumReserveBytes`, which is always tried (the filesystem may have filled since open).
+    var reserveSizes: [Int] {
+        var size = reserveBytes
+        var sizes: [Int] = []
+        while size > minimumReserveBytes {
+            sizes.append(size)
+            size /= 2
+        }
+        return sizes + [minimumReserveBytes]
+    }
+
+    /// The least reserve worth keeping: what one delete adds to the WAL.
+    var minimumReserveBytes: Int { Self.minimumReserveBytes(pageSize: pageSize) }
+
+    /// The WAL frames of one delete — the row's leaf, the key, expiry and partition indexes, the
+    /// access order and its index, the totals, the pins, the free-list trunk and the header: 10
+    /// pages — and the WAL's own header.
+    static func minimumReserveBytes(pageSize: Int) -> Int { 10 * (pageSize + 24) + 32 }
 
     /// The pages an entry of `size` bytes under a key of `keyLength` bytes will use, a little high:
     /// its row spills into overflow pages of `pageSize - 4` bytes, and its key is in two indexes.
