@@ -1,6 +1,7 @@
 import Foundation
 import MediaAssets
 import MediaAssetsAnimation
+import MediaAssetsEncryption
 import MediaAssetsImage
 import MediaAssetsRedis
 import MediaAssetsVideo
@@ -34,7 +35,9 @@ struct FuzzRegressionTests {
         "disk-entry-file": { data in
             fuzzDiskEntryFile(data)
             fuzzIndexSnapshot(data)
+            fuzzDiskPinsFile(data)
         },
+        "sealed-entry": fuzzSealedEntry,
     ]
 
     static let regressions = URL(fileURLWithPath: #filePath)
@@ -71,7 +74,7 @@ struct FuzzRegressionTests {
         "every kept input parses without crashing",
         arguments: [
             "jpeg", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash",
-            "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
+            "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file", "sealed-entry",
         ]
     )
     func replaysInputs(target: String) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import MediaAssets
 import MediaAssetsAnimation
+import MediaAssetsEncryption
 import MediaAssetsImage
 import MediaAssetsRedis
 import MediaAssetsVideo
@@ -13,7 +14,7 @@ public enum FuzzTargets {
     /// All targets, in the order `Fuzz/run` runs them.
     public static let all: [FuzzTarget] = [
         jpeg, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist,
-        httpRequestHead, proxyPath, respReply, diskEntryFile,
+        httpRequestHead, proxyPath, respReply, diskEntryFile, sealedEntry,
     ]
 
     /// The target named `name`, if any.
@@ -80,13 +81,19 @@ public enum FuzzTargets {
     /// The RESP reply parser (whole and split in two) and the Redis entry decoder.
     public static let respReply = FuzzTarget(name: "resp-reply", seeds: ProtocolSeeds.respReply, parse: fuzzRESPReply)
 
-    /// The disk cache's entry-file header decoder and checksum check, and its index snapshot reader.
+    /// The disk cache's entry-file header decoder and checksum check, its index snapshot reader and
+    /// its pins-file reader.
     public static let diskEntryFile = FuzzTarget(
         name: "disk-entry-file", seeds: ProtocolSeeds.diskEntryFile
     ) { data in
         fuzzDiskEntryFile(data)
         fuzzIndexSnapshot(data)
+        fuzzDiskPinsFile(data)
     }
+
+    /// The encrypted backend's reading path: the clear header, AES-256-GCM opening and the sealed
+    /// metadata decoder.
+    public static let sealedEntry = FuzzTarget(name: "sealed-entry", seeds: ProtocolSeeds.sealedEntry, parse: fuzzSealedEntry)
 
     /// Reads the header, decodes, and decodes again scaled to `targetSize` (JPEG's DCT scaling) if given.
     static func decodeImage(_ data: Data, scaledTo targetSize: PixelSize?) {
