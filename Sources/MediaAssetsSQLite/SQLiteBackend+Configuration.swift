@@ -18,7 +18,8 @@ extension SQLiteBackend {
         public var busyTimeout: Duration
         /// The clock for expiry and last access; tests pass their own.
         public var now: @Sendable () -> Date
-        /// The most bytes of entry data pinned entries may take, within `sizeLimit`.
+        /// The most bytes of entry data pinned entries may take, within `sizeLimit`. Opening with a
+        /// lower quota than what is pinned keeps the pinned rows; pinned stores fail until they fit.
         public var pinnedQuota: Int
 
         /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %, and

@@ -11,13 +11,16 @@ public actor RecordingBackend: CacheBackend {
         public var stores = 0
         public var removes = 0
         public var removeAlls = 0
+        /// `removeEntries(_:)` calls (an asset, a prefix, a partition).
+        public var removeSelections = 0
 
         /// Creates a count of calls.
-        public init(reads: Int = 0, stores: Int = 0, removes: Int = 0, removeAlls: Int = 0) {
+        public init(reads: Int = 0, stores: Int = 0, removes: Int = 0, removeAlls: Int = 0, removeSelections: Int = 0) {
             self.reads = reads
             self.stores = stores
             self.removes = removes
             self.removeAlls = removeAlls
+            self.removeSelections = removeSelections
         }
     }
 
@@ -73,6 +76,7 @@ public actor RecordingBackend: CacheBackend {
     }
 
     public func removeEntries(_ selection: EntrySelection) {
+        calls.removeSelections += 1
         entries = entries.filter { !selection.contains(key: $0.key, partition: $0.value.metadata.partition) }
     }
 

@@ -114,6 +114,9 @@ final class PendingWrites: Sendable {
         }
     }
 
+    /// Callers of `dropAndWait(where:)` still waiting for writes (for tests).
+    var slotWaiterCount: Int { state.withLock { $0.slotWaiters.count } }
+
     /// Writes that failed so far.
     var failureCount: Int { state.withLock { $0.failures } }
 

@@ -288,8 +288,6 @@ final class SQLiteStore {
             "SELECT COUNT(*) FROM pinned_entries WHERE entry NOT IN (SELECT rowid FROM entries)",
             operation: "match the pinned entries")
         precondition(strayPins == [0], "SQLite pinned_entries holds \(strayPins) rows without an entry")
-        let pinnedBytes = try pinnedTotals().bytes
-        precondition(pinnedBytes <= configuration.pinnedQuota, "SQLiteBackend pinned over its quota")
         let check = try connection.strings("PRAGMA quick_check", operation: "check the file")
         precondition(check == ["ok"], "SQLite quick_check: \(check)")
     }

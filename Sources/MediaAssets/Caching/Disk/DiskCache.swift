@@ -47,7 +47,9 @@ public final class DiskCache: CacheBackend {
         /// so that the next open reads it instead of `stat`ing every file. Scanning a few thousand
         /// files costs milliseconds; a million, seconds.
         public var indexSnapshotMinimumCount: Int
-        /// The most bytes of files (headers included) pinned entries may take, within `sizeLimit`.
+        /// The most bytes of files (headers included) pinned entries may take, within `sizeLimit`. Opening
+        /// with a lower quota than what is pinned keeps the pinned files; pinned stores fail until
+        /// they fit again.
         public var pinnedQuota: Int
 
         /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %, and
@@ -230,7 +232,6 @@ public final class DiskCache: CacheBackend {
                 precondition(index.totalBytes <= configuration.sizeLimit, "disk cache over its size limit")
                 precondition(index.unsavedAccess.pending.keys.allSatisfy { index.records.record(for: $0) != nil })
                 precondition(index.identities.keys.allSatisfy { index.records.record(for: $0) != nil })
-                precondition(index.pinned.bytes <= configuration.pinnedQuota, "pinned files over the quota")
             }
         }
     }
