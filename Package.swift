@@ -22,7 +22,8 @@ let package = Package(
     targets: [
         // System libraries, and the C shims that keep libjpeg's and libpng's longjmp in C
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
+        .systemLibrary(
+            name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
@@ -79,18 +80,23 @@ let package = Package(
         ),
         .executableTarget(
             name: "animation-example",
-            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsAnimation", "MediaAssetsImage", "SampleOrigin"],
+            dependencies: [
+                "ExampleSupport", "MediaAssets", "MediaAssetsAnimation", "MediaAssetsImage", "SampleOrigin",
+            ],
             path: "Examples/animation-example"
         ),
         .executableTarget(
             name: "video-example",
-            dependencies: ["ExampleSupport", "MediaAssets", "MediaAssetsVideo", "MediaAssetsVideoProxy", "SampleOrigin"],
+            dependencies: [
+                "ExampleSupport", "MediaAssets", "MediaAssetsVideo", "MediaAssetsVideoProxy", "SampleOrigin",
+            ],
             path: "Examples/video-example"
         ),
         .executableTarget(
             name: "custom-backend-example",
             dependencies: [
-                "ExampleSupport", "MediaAssets", "MediaAssetsImage", "MediaAssetsSQLite", "MediaAssetsRedis", "SampleOrigin",
+                "ExampleSupport", "MediaAssets", "MediaAssetsImage", "MediaAssetsSQLite", "MediaAssetsRedis",
+                "SampleOrigin",
             ],
             path: "Examples/custom-backend-example"
         ),
@@ -101,8 +107,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "readme-snippets",
-            dependencies: ["MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
-                "MediaAssetsRedis"],
+            dependencies: [
+                "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
+                "MediaAssetsRedis", "MediaAssetsEncryption",
+            ],
             path: "Examples/ReadmeSnippets"
         ),
 
@@ -118,7 +126,8 @@ let package = Package(
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
         .testTarget(
-            name: "MediaAssetsRedisTests", dependencies: ["MediaAssetsRedis", "MediaAssets", "TestSupport", "SampleOrigin"]
+            name: "MediaAssetsRedisTests",
+            dependencies: ["MediaAssetsRedis", "MediaAssets", "TestSupport", "SampleOrigin"]
         ),
         .testTarget(
             name: "MediaAssetsEncryptionTests",

@@ -1,10 +1,10 @@
 import Foundation
-@testable import MediaAssets
 import MediaAssetsRedis
 import MediaAssetsSQLite
 import TestSupport
 import Testing
 
+@testable import MediaAssets
 @testable import MediaAssetsEncryption
 
 /// The shared conformance suite through an `EncryptedBackend` over each byte backend: sealing and

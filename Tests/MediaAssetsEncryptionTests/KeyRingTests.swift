@@ -50,7 +50,9 @@ struct KeyRingTests {
 
     @Test func keysAreCheckedAndNeverPrinted() throws {
         #expect(throws: EncryptionError.self) { try EncryptionKey(id: "k", bytes: [1, 2, 3]) }
-        #expect(throws: EncryptionError.self) { try EncryptionKey(id: "has space", bytes: [UInt8](repeating: 0, count: 32)) }
+        #expect(throws: EncryptionError.self) {
+            try EncryptionKey(id: "has space", bytes: [UInt8](repeating: 0, count: 32))
+        }
         #expect(throws: EncryptionError.self) { try EncryptionKey(id: "", bytes: [UInt8](repeating: 0, count: 32)) }
         let key = try KeyRing.generateKey(id: "fresh")
         let other = try KeyRing.generateKey(id: "fresh")

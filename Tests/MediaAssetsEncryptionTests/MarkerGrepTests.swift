@@ -13,7 +13,9 @@ import Testing
 /// can fail).
 @Suite("Encryption at rest: no marker at rest")
 struct MarkerGrepTests {
-    static let markers = ["MARKER-BODY-7f3a", "MARKER-KEY-91c2", "MARKER-ETAG-5d0e", "MARKER-TYPE-c4b8", "MARKER-DATE-22aa"]
+    static let markers = [
+        "MARKER-BODY-7f3a", "MARKER-KEY-91c2", "MARKER-ETAG-5d0e", "MARKER-TYPE-c4b8", "MARKER-DATE-22aa",
+    ]
 
     /// Stores entries carrying every marker, then reads them back.
     static func storeMarked(_ backend: any CacheBackend) async throws {
@@ -51,7 +53,8 @@ struct MarkerGrepTests {
     func diskCacheFiles(encrypted: Bool) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let disk = try DiskCache(configuration: .init(directory: directory.appending("disk"), indexSnapshotMinimumCount: 1))
+        let disk = try DiskCache(
+            configuration: .init(directory: directory.appending("disk"), indexSnapshotMinimumCount: 1))
         let backend: any CacheBackend = encrypted ? EncryptedBackend(wrapping: disk, keys: TestKeys.ring()) : disk
         try await Self.storeMarked(backend)
         try await backend.pin(.asset("https://cdn.example/\(Self.markers[1])/avatar-1.png"))

@@ -10,7 +10,8 @@ import Testing
 /// test releases it: the sweep's read of an entry that a store replaces meanwhile.
 final class GatedStorage: CacheBackend {
     let inner = RecordingBackend()
-    private let gate = Mutex<(name: CacheKey?, parked: CheckedContinuation<Void, Never>?, reached: Bool)>((nil, nil, false))
+    private let gate = Mutex<(name: CacheKey?, parked: CheckedContinuation<Void, Never>?, reached: Bool)>(
+        (nil, nil, false))
 
     func hold(_ name: CacheKey) { gate.withLock { $0.name = name } }
     var reached: Bool { gate.withLock { $0.reached } }
@@ -39,7 +40,9 @@ final class GatedStorage: CacheBackend {
     func removeEntry(forKey key: CacheKey) async throws { await inner.removeEntry(forKey: key) }
     func removeAll() async throws { await inner.removeAll() }
     func statistics() async -> CacheStatistics { await inner.statistics() }
-    func storedKeys(batchSize: Int) -> AsyncThrowingStream<[CacheKey], any Error> { inner.storedKeys(batchSize: batchSize) }
+    func storedKeys(batchSize: Int) -> AsyncThrowingStream<[CacheKey], any Error> {
+        inner.storedKeys(batchSize: batchSize)
+    }
 }
 
 @Suite("Encryption at rest: the sweep and concurrent writes")

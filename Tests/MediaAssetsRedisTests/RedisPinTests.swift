@@ -27,17 +27,20 @@ struct RedisPinTests {
         // When an asset is pinned, stored, and then unpinned entries of twice the memory go through
         try await backend.pin(.asset("avatar"))
         for suffix in ["", "@circle(96)", "@placeholder"] {
-            try await backend.store(CacheEntry(data: Data(repeating: 1, count: 64 << 10)), forKey: CacheKey("avatar" + suffix))
+            try await backend.store(
+                CacheEntry(data: Data(repeating: 1, count: 64 << 10)), forKey: CacheKey("avatar" + suffix))
         }
         for index in 0..<128 {
-            try? await backend.store(CacheEntry(data: Data(repeating: 2, count: 64 << 10)), forKey: CacheKey("filler-\(index)"))
+            try? await backend.store(
+                CacheEntry(data: Data(repeating: 2, count: 64 << 10)), forKey: CacheKey("filler-\(index)"))
         }
 
         // Then Redis evicted unpinned entries and none of the pinned ones
         let statistics = await backend.statistics()
         #expect(statistics.evictions > 0, "\(statistics)")
         for suffix in ["", "@circle(96)", "@placeholder"] {
-            #expect(try await backend.entry(forKey: CacheKey("avatar" + suffix))?.data.count == 64 << 10, "avatar\(suffix)")
+            #expect(
+                try await backend.entry(forKey: CacheKey("avatar" + suffix))?.data.count == 64 << 10, "avatar\(suffix)")
         }
         #expect(statistics.pinnedCount == 3)
         let ttl = try server.cli(["PTTL", "pins:avatar"]).trimmingCharacters(in: .whitespacesAndNewlines)

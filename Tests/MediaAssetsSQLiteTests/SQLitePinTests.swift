@@ -51,7 +51,9 @@ struct SQLitePinTests {
         try await backend.store(CacheEntry(data: payload(1, count: 10 << 10)), forKey: "k")
 
         // When a 20 KiB replacement is stored, it throws the typed error
-        await #expect(throws: AssetsError.pinnedQuotaExceeded(key: "k", bytes: 20 << 10, pinnedBytes: 0, quota: 16 << 10)) {
+        await #expect(
+            throws: AssetsError.pinnedQuotaExceeded(key: "k", bytes: 20 << 10, pinnedBytes: 0, quota: 16 << 10)
+        ) {
             try await backend.store(CacheEntry(data: payload(2, count: 20 << 10)), forKey: "k")
         }
 

@@ -15,7 +15,9 @@ final class HeldStores: CacheBackend {
 
     func releaseAll() {
         holding.withLock { $0 = false }
-        for waiter in held.withLock({ state in defer { state = [] }; return state }) { waiter.resume() }
+        for waiter in held.withLock({ state in
+            defer { state = [] }; return state
+        }) { waiter.resume() }
     }
 
     func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
@@ -68,12 +70,16 @@ struct AssetRemovalTests {
         // Then none of its entries is left anywhere, the neighbours all are, and each backend got one call
         for storageType in storageTypes + [.lru(.lottie), .hybrid(.image)] {
             for key in Self.derived {
-                #expect(try await manager.readData(forKey: key, storageType: storageType) == nil, "\(key) in \(storageType)")
+                #expect(
+                    try await manager.readData(forKey: key, storageType: storageType) == nil, "\(key) in \(storageType)"
+                )
             }
         }
         for storageType in storageTypes {
             for key in Self.neighbours {
-                #expect(try await manager.readData(forKey: key, storageType: storageType) != nil, "\(key) in \(storageType)")
+                #expect(
+                    try await manager.readData(forKey: key, storageType: storageType) != nil, "\(key) in \(storageType)"
+                )
             }
         }
         let calls = await custom.calls
@@ -110,7 +116,8 @@ struct AssetRemovalTests {
         let manager = try makeManager(directory)
         let held = HeldStores()
         manager.register(held, for: .custom("slow"))
-        try manager.storeInBackground(CacheEntry(data: Data([1])), forKey: Self.asset.chunk(3), storageType: .custom("slow"))
+        try manager.storeInBackground(
+            CacheEntry(data: Data([1])), forKey: Self.asset.chunk(3), storageType: .custom("slow"))
         try await waitUntil("the store is under way") { held.heldCount == 1 }
         let removal = Task { try await manager.removeAsset(forKey: Self.asset) }
         try await waitUntil("the removal waits") { manager.pendingWrites.slotWaiterCount == 1 }

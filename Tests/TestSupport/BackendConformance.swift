@@ -16,7 +16,8 @@ public struct BackendFixture: Sendable, CustomStringConvertible {
     public let failNextStore: (@Sendable (any CacheBackend, CacheKey) async throws -> Void)?
     /// Makes a fresh backend with the given pinned quota and, when not nil, size limit, for the pin
     /// checks; nil for a backend without pins.
-    public let makePinned: (@Sendable (TemporaryDirectory, _ sizeLimit: Int?, _ pinnedQuota: Int) throws -> any CacheBackend)?
+    public let makePinned:
+        (@Sendable (TemporaryDirectory, _ sizeLimit: Int?, _ pinnedQuota: Int) throws -> any CacheBackend)?
 
     /// Creates a fixture.
     public init(

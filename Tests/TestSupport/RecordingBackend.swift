@@ -84,7 +84,8 @@ public actor RecordingBackend: CacheBackend {
         guard !pins.contains(pin) else { return }
         let added = entries.reduce(0) { $0 + (pin.covers($1.key) && !pins.covers($1.key) ? $1.value.data.count : 0) }
         guard pinnedBytes + added <= pinnedQuota else {
-            throw AssetsError.pinnedQuotaExceeded(key: pin.key, bytes: added, pinnedBytes: pinnedBytes, quota: pinnedQuota)
+            throw AssetsError.pinnedQuotaExceeded(
+                key: pin.key, bytes: added, pinnedBytes: pinnedBytes, quota: pinnedQuota)
         }
         pins.insert(pin)
     }

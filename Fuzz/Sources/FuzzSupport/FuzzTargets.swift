@@ -93,7 +93,8 @@ public enum FuzzTargets {
 
     /// The encrypted backend's reading path: the clear header, AES-256-GCM opening and the sealed
     /// metadata decoder.
-    public static let sealedEntry = FuzzTarget(name: "sealed-entry", seeds: ProtocolSeeds.sealedEntry, parse: fuzzSealedEntry)
+    public static let sealedEntry = FuzzTarget(
+        name: "sealed-entry", seeds: ProtocolSeeds.sealedEntry, parse: fuzzSealedEntry)
 
     /// Reads the header, decodes, and decodes again scaled to `targetSize` (JPEG's DCT scaling) if given.
     static func decodeImage(_ data: Data, scaledTo targetSize: PixelSize?) {

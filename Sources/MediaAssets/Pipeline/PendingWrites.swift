@@ -141,7 +141,9 @@ final class PendingWrites: Sendable {
             var resumed: [CheckedContinuation<Void, Never>] = []
             for index in state.slotWaiters.indices.reversed() {
                 state.slotWaiters[index].writes.remove(token.id)
-                if state.slotWaiters[index].writes.isEmpty { resumed.append(state.slotWaiters.remove(at: index).continuation) }
+                if state.slotWaiters[index].writes.isEmpty {
+                    resumed.append(state.slotWaiters.remove(at: index).continuation)
+                }
             }
             return resumed
         }

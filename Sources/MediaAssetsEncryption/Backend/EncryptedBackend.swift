@@ -79,11 +79,13 @@ public final class EncryptedBackend: CacheBackend {
         counters.withLock { $0.statistics.sealed += 1 }
     }
 
+    /// Removes the entry under its hashed name.
     public func removeEntry(forKey key: CacheKey) async throws {
         let name = try storageName(key)
         try await writes.write(name.rawValue) { try await storage.removeEntry(forKey: name) }
     }
 
+    /// Removes every entry of the storage; the pins stay.
     public func removeAll() async throws {
         try await writes.batchRemoval { try await storage.removeAll() }
     }
@@ -98,6 +100,7 @@ public final class EncryptedBackend: CacheBackend {
         try await writes.batchRemoval { try await storage.removeEntries(mapped) }
     }
 
+    /// Removes expired entries: their expiry is in the clear, so the storage does it.
     public func removeExpired() async throws {
         try await writes.batchRemoval { try await storage.removeExpired() }
     }
@@ -112,6 +115,7 @@ public final class EncryptedBackend: CacheBackend {
         return statistics
     }
 
+    /// The storage's limit (sealed values are 34 to 97 bytes larger than the entries).
     public var byteLimit: Int? { storage.byteLimit }
 
     /// Pins through the storage, under the hashed names.
@@ -120,6 +124,7 @@ public final class EncryptedBackend: CacheBackend {
         try await rekeyed(pin.key, name) { try await storage.pin(Self.pin(pin, named: name)) }
     }
 
+    /// Unpins through the storage, under the hashed names.
     public func unpin(_ pin: Pin) async throws {
         let name = try storageName(pin.key)
         try await rekeyed(pin.key, name) { try await storage.unpin(Self.pin(pin, named: name)) }
@@ -254,8 +259,10 @@ public final class EncryptedBackend: CacheBackend {
             return try await body()
         } catch let error as AssetsError {
             switch error {
-            case .writeFailed(name, let path, let reason): throw AssetsError.writeFailed(key: key, path: path, reason: reason)
-            case .readFailed(name, let path, let reason): throw AssetsError.readFailed(key: key, path: path, reason: reason)
+            case .writeFailed(name, let path, let reason):
+                throw AssetsError.writeFailed(key: key, path: path, reason: reason)
+            case .readFailed(name, let path, let reason):
+                throw AssetsError.readFailed(key: key, path: path, reason: reason)
             case .pinnedQuotaExceeded(name, let bytes, let pinnedBytes, let quota):
                 throw AssetsError.pinnedQuotaExceeded(key: key, bytes: bytes, pinnedBytes: pinnedBytes, quota: quota)
             default: throw error

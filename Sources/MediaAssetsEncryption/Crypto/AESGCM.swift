@@ -40,9 +40,14 @@ enum AESGCM {
     ) throws(EncryptionError) -> Bool {
         let context = try makeContext(key: key, nonce: nonce, encrypting: false)
         defer { EVP_CIPHER_CTX_free(context) }
-        for part in aad { try update(context, encrypting: false, part, into: nil, operation: "authenticate the header") }
+        for part in aad {
+            try update(context, encrypting: false, part, into: nil, operation: "authenticate the header")
+        }
         try update(context, encrypting: false, ciphertext, into: output.baseAddress, operation: "decrypt an entry")
-        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, Int32(tagLength), UnsafeMutableRawPointer(mutating: tag.baseAddress)) == 1
+        guard
+            EVP_CIPHER_CTX_ctrl(
+                context, EVP_CTRL_AEAD_SET_TAG, Int32(tagLength), UnsafeMutableRawPointer(mutating: tag.baseAddress))
+                == 1
         else { throw .cryptoFailed(operation: "set the tag", reason: CryptoLibrary.lastError()) }
         var finalLength: Int32 = 0
         var scratch: UInt8 = 0
@@ -72,7 +77,8 @@ enum AESGCM {
 
     /// Feeds `input` to the context in pieces an `Int32` can count; with no output, as AAD.
     private static func update(
-        _ context: OpaquePointer, encrypting: Bool, _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer?,
+        _ context: OpaquePointer, encrypting: Bool, _ input: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawPointer?,
         operation: String
     ) throws(EncryptionError) {
         var offset = 0

@@ -9,7 +9,9 @@ import MediaAssets
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package).
 public func fuzzSealedEntry(_ data: Data) {
     data.withUnsafeBytes { raw in
-        if let header = try? SealedEntry.header(of: raw), let key = try? EncryptionKey(id: header.keyID, bytes: fuzzingKey) {
+        if let header = try? SealedEntry.header(of: raw),
+            let key = try? EncryptionKey(id: header.keyID, bytes: fuzzingKey)
+        {
             _ = try? SealedEntry.open(raw, header: header, name: "fuzz", with: key)
         }
         _ = try? SealedEntry.splitPlaintext(raw)

@@ -122,7 +122,9 @@ enum SealedEntry {
     static func header(of value: UnsafeRawBufferPointer) throws(Invalid) -> Header {
         guard value.count >= smallestLength else { throw Invalid(reason: "\(value.count) bytes is too short") }
         guard value.prefix(4).elementsEqual(magic) else { throw Invalid(reason: "no MAEN magic") }
-        guard value[4] == formatVersion else { throw Invalid(reason: "format version \(value[4]) is not \(formatVersion)") }
+        guard value[4] == formatVersion else {
+            throw Invalid(reason: "format version \(value[4]) is not \(formatVersion)")
+        }
         let idLength = Int(value[5])
         guard (1...64).contains(idLength), value.count >= smallestLength - 1 + idLength else {
             throw Invalid(reason: "key id of \(idLength) bytes does not fit")
@@ -156,7 +158,8 @@ enum SealedEntry {
         guard bodyLength > 0 else { return (Data(), metadata) }
         adopted = true
         let data = Data(
-            bytesNoCopy: buffer.baseAddress!, count: bodyLength, deallocator: .custom { pointer, _ in pointer.deallocate() })
+            bytesNoCopy: buffer.baseAddress!, count: bodyLength,
+            deallocator: .custom { pointer, _ in pointer.deallocate() })
         return (data, metadata)
     }
 
@@ -198,7 +201,8 @@ enum SealedEntry {
             guard length != UInt32.max else { return nil }
             guard bytes.count - offset >= Int(length) else { throw Invalid(reason: "a text of \(length) bytes") }
             defer { offset += Int(length) }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(length))]), as: UTF8.self)
+            return String(
+                decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(length))]), as: UTF8.self)
         }
         func date() throws(Invalid) -> Date? {
             guard bytes.count - offset >= 9, bytes[offset] <= 1 else { throw Invalid(reason: "a date cut off") }
@@ -224,7 +228,8 @@ enum SealedEntry {
         withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
     }
 
-    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, _ offset: Int) -> T {
+    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, _ offset: Int) -> T
+    {
         T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 }

@@ -54,7 +54,9 @@ public final class KeyRing: KeyProviding {
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let fields = rawLine.split(whereSeparator: \.isWhitespace).map(String.init)
             guard let first = fields.first, !first.hasPrefix("#") else { continue }
-            let fail = { (reason: String) in EncryptionError.invalidKeyFile(path: url.path, line: index + 1, reason: reason) }
+            let fail = { (reason: String) in
+                EncryptionError.invalidKeyFile(path: url.path, line: index + 1, reason: reason)
+            }
             switch (first, fields.count) {
             case ("naming", 2): naming = try EncryptionKey(id: "naming", base64: fields[1])
             case ("key", 3): keys.append(try EncryptionKey(id: fields[1], base64: fields[2]))
@@ -63,7 +65,9 @@ public final class KeyRing: KeyProviding {
             }
         }
         guard let naming else { throw EncryptionError.invalidKeyFile(path: url.path, line: 0, reason: "no naming key") }
-        guard let current else { throw EncryptionError.invalidKeyFile(path: url.path, line: 0, reason: "no current key") }
+        guard let current else {
+            throw EncryptionError.invalidKeyFile(path: url.path, line: 0, reason: "no current key")
+        }
         try self.init(namingKey: naming, keys: keys, currentID: current)
     }
 
@@ -72,6 +76,7 @@ public final class KeyRing: KeyProviding {
         try EncryptionKey(id: id, bytes: try SecureRandom.bytes(count: EncryptionKey.length))
     }
 
+    /// The key new entries are sealed with.
     public func currentKey() throws -> EncryptionKey {
         try state.withLock { state throws(EncryptionError) in
             guard let key = state.keys[state.currentID] else { throw .unknownCurrentKey(id: state.currentID) }
@@ -79,10 +84,12 @@ public final class KeyRing: KeyProviding {
         }
     }
 
+    /// The key named `id`, or nil once it was removed.
     public func key(withID id: String) -> EncryptionKey? {
         state.withLock { $0.keys[id] }
     }
 
+    /// The key that names entries.
     public func namingKey() -> EncryptionKey { naming }
 
     /// The ids of the keys held.

@@ -54,7 +54,8 @@ extension RedisBackend {
             let redisKey = redisKey(key)
             try await sendKeyed(RESPCommand("PERSIST", RESPArgument(redisKey)), redisKey)
             try await sendRegistry(
-                RESPCommand("HSET", RESPArgument(registry.sizes), RESPArgument(Data(key.rawValue.utf8)), RESPArgument(size)))
+                RESPCommand(
+                    "HSET", RESPArgument(registry.sizes), RESPArgument(Data(key.rawValue.utf8)), RESPArgument(size)))
             sizes[key] = size
         }
         pins.insert(pin)
@@ -130,7 +131,8 @@ extension RedisBackend {
         }
         try await sendKeyed(command.command, command.key)
         try await sendRegistry(
-            RESPCommand("HSET", RESPArgument(registry.sizes), RESPArgument(Data(key.rawValue.utf8)), RESPArgument(size)))
+            RESPCommand("HSET", RESPArgument(registry.sizes), RESPArgument(Data(key.rawValue.utf8)), RESPArgument(size))
+        )
     }
 
     /// The pinned values' sizes by key, from the registry.

@@ -58,7 +58,6 @@ struct SQLiteDiskBudget: Sendable {
         return sizes + [minimumReserveBytes]
     }
 
-
     /// The WAL frames of one delete or small insert — the row's leaf, the key, expiry and partition
     /// indexes, the access order and its index, the totals, the pins, the free-list trunk and the
     /// header: 10 pages — and the WAL's own header.

@@ -12,7 +12,8 @@ extension DiskCache {
         let fileSize = header.count + entry.data.count
         let isPinned = try admitPinned(key, name: name, fileSize: fileSize)
         // What pinned files leave of the limit is all an unpinned entry may have.
-        let room = configuration.sizeLimit - (isPinned ? 0 : state.withLock { $0.pinnedNames.isEmpty ? 0 : $0.pinned.bytes })
+        let room =
+            configuration.sizeLimit - (isPinned ? 0 : state.withLock { $0.pinnedNames.isEmpty ? 0 : $0.pinned.bytes })
         guard fileSize <= room else {
             // Too large to keep: drop the older entry too, so a read never returns stale bytes.
             state.withLock { $0.statistics.rejectedTooLarge += 1 }

@@ -67,7 +67,8 @@ enum PinsFile: LittleEndianFormat {
             let length = Int(read(UInt32.self, bytes, offset + 1))
             offset += 5
             guard end - offset >= length else { throw .badLength }
-            let key = CacheKey(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]), as: UTF8.self))
+            let key = CacheKey(
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]), as: UTF8.self))
             offset += length
             pins.insert(isAsset ? .asset(key) : .key(key))
         }
