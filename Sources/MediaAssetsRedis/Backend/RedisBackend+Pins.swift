@@ -149,8 +149,8 @@ extension RedisBackend {
 
     /// After a batch removal: drops the recorded sizes of pinned values that are gone.
     func forgetPinnedSizes(of selection: EntrySelection) async throws {
-        let sizes = try await pinnedSizes()
-        guard !sizes.isEmpty else { return }
+        // A server that refuses the pin hashes has none to clean up.
+        guard let sizes = try? await pinnedSizes(), !sizes.isEmpty else { return }
         for key in sizes.keys {
             let redisKey = redisKey(key)
             let exists = try await sendKeyed(RESPCommand("EXISTS", RESPArgument(redisKey)), redisKey)
@@ -165,7 +165,14 @@ extension RedisBackend {
         if !refresh, let readAt = cached.readAt, ContinuousClock.now - readAt < configuration.pinRefreshInterval {
             return cached.pins
         }
-        let reply = try await sendRegistry(RESPCommand("HKEYS", RESPArgument(registry.rules)))
+        let reply: RESPValue
+        do {
+            reply = try await sendRegistry(RESPCommand("HKEYS", RESPArgument(registry.rules)))
+        } catch let error as RedisError where !error.isConnectionFailure {
+            // A server that refuses the pin hashes (an ACL on key patterns) has no pins: stores go on.
+            pinCache.withLock { $0 = PinCache(pins: PinSet(), readAt: ContinuousClock.now) }
+            return PinSet()
+        }
         var pins = PinSet()
         if case .array(let fields?) = reply {
             for field in fields.compactMap(\.bytes) where !field.isEmpty {

@@ -51,15 +51,17 @@ extension DiskCache {
 
     // MARK: On the write queue
 
-    /// Whether an entry stored under `key` is pinned, after checking the quota; saves `.pins` first
-    /// when a newly covered file joins it. Runs before the entry file is renamed into place.
-    func admitPinned(_ key: CacheKey, name: EntryName, fileSize: Int) throws -> Bool {
+    /// Whether an entry stored under `key` is pinned, after checking the quota, and the bytes of the
+    /// other pinned files; saves `.pins` first when a newly covered file joins it. Runs before the
+    /// entry file is renamed into place.
+    func admitPinned(_ key: CacheKey, name: EntryName, fileSize: Int) throws -> (isPinned: Bool, pinnedBytes: Int) {
         let (covered, others, isListed) = state.withLock { index -> (Bool, Int, Bool) in
-            guard !index.pins.isEmpty, index.pins.covers(key) else { return (false, 0, false) }
-            let replaced = index.pinnedNames.contains(name) ? index.records.record(for: name)?.size ?? 0 : 0
-            return (true, index.pinned.bytes - replaced, index.pinnedNames.contains(name))
+            guard !index.pinnedNames.isEmpty || !index.pins.isEmpty else { return (false, 0, false) }
+            let isListed = index.pinnedNames.contains(name)
+            let replaced = isListed ? index.records.record(for: name)?.size ?? 0 : 0
+            return (!index.pins.isEmpty && index.pins.covers(key), index.pinned.bytes - replaced, isListed)
         }
-        guard covered else { return false }
+        guard covered else { return (false, others) }
         guard others + fileSize <= configuration.pinnedQuota else {
             throw AssetsError.pinnedQuotaExceeded(
                 key: key, bytes: fileSize, pinnedBytes: others, quota: configuration.pinnedQuota)
@@ -69,7 +71,7 @@ extension DiskCache {
             try savePins(pins, names: names, failing: key)
             _ = state.withLock { $0.pinnedNames.insert(name) }
         }
-        return true
+        return (true, others)
     }
 
     /// Reads `.pins` at open (before the index, whose first sweep must skip pinned files).

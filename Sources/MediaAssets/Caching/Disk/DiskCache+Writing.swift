@@ -10,11 +10,9 @@ extension DiskCache {
         let name = EntryName(key: key)
         let header = EntryFile.encodeHeader(key: key, entry: entry)
         let fileSize = header.count + entry.data.count
-        let isPinned = try admitPinned(key, name: name, fileSize: fileSize)
+        let (isPinned, pinnedBytes) = try admitPinned(key, name: name, fileSize: fileSize)
         // What pinned files leave of the limit is all an unpinned entry may have.
-        let room =
-            configuration.sizeLimit - (isPinned ? 0 : state.withLock { $0.pinnedNames.isEmpty ? 0 : $0.pinned.bytes })
-        guard fileSize <= room else {
+        guard fileSize <= configuration.sizeLimit - (isPinned ? 0 : pinnedBytes) else {
             // Too large to keep: drop the older entry too, so a read never returns stale bytes.
             state.withLock { $0.statistics.rejectedTooLarge += 1 }
             try removeFile(named: name)
