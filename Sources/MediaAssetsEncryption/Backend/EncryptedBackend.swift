@@ -176,7 +176,10 @@ public final class EncryptedBackend: CacheBackend {
             } catch {
                 return .damaged(reason: error.reason)
             }
-            guard let encryptionKey = try keys.key(withID: header.keyID) else { return .unknownKey(id: header.keyID) }
+            guard let encryptionKey = try keys.key(withID: header.keyID) else {
+                AESGCM.forget(keyID: header.keyID)
+                return .unknownKey(id: header.keyID)
+            }
             do {
                 let (data, sealed) = try SealedEntry.open(raw, header: header, name: name, with: encryptionKey)
                 if let key, sealed.key != key.rawValue { return .damaged(reason: "another key's entry") }

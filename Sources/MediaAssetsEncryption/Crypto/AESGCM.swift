@@ -1,9 +1,12 @@
 import CLibCrypto
+import Synchronization
 
-/// AES-256-GCM through libcrypto's EVP interface: one context per call, the cipher fetched once.
+/// AES-256-GCM through libcrypto's EVP interface, the cipher fetched once.
 ///
-/// Input may come in several parts (the body, then the sealed metadata), so nothing is copied into
-/// one plaintext buffer first; the output is written where the caller says.
+/// Contexts are kept per key and reused, each set to a new nonce per call: keying a context (the AES
+/// key schedule and the GHASH tables) costs more than sealing a small entry. Input may come in several
+/// parts (the body, then the sealed metadata), so nothing is copied into one plaintext buffer first;
+/// the output is written where the caller says.
 enum AESGCM {
     static let nonceLength = 12
     static let tagLength = 16
@@ -16,8 +19,8 @@ enum AESGCM {
         key: EncryptionKey, nonce: UnsafeRawBufferPointer, aad: [UnsafeRawBufferPointer],
         parts: [UnsafeRawBufferPointer], into output: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer
     ) throws(EncryptionError) {
-        let context = try makeContext(key: key, nonce: nonce, encrypting: true)
-        defer { EVP_CIPHER_CTX_free(context) }
+        let context = try contexts.take(key: key, nonce: nonce, encrypting: true)
+        defer { contexts.give(back: context, key: key, encrypting: true) }
         for part in aad { try update(context, encrypting: true, part, into: nil, operation: "authenticate the header") }
         var offset = 0
         for part in parts {
@@ -38,8 +41,8 @@ enum AESGCM {
         key: EncryptionKey, nonce: UnsafeRawBufferPointer, aad: [UnsafeRawBufferPointer],
         ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) throws(EncryptionError) -> Bool {
-        let context = try makeContext(key: key, nonce: nonce, encrypting: false)
-        defer { EVP_CIPHER_CTX_free(context) }
+        let context = try contexts.take(key: key, nonce: nonce, encrypting: false)
+        defer { contexts.give(back: context, key: key, encrypting: false) }
         for part in aad {
             try update(context, encrypting: false, part, into: nil, operation: "authenticate the header")
         }
@@ -56,23 +59,13 @@ enum AESGCM {
         return verified
     }
 
-    private static func makeContext(
-        key: EncryptionKey, nonce: UnsafeRawBufferPointer, encrypting: Bool
-    ) throws(EncryptionError) -> OpaquePointer {
-        guard let cipher = CryptoLibrary.aes256GCM, let context = EVP_CIPHER_CTX_new() else {
-            throw .cryptoFailed(operation: "set up AES-256-GCM", reason: CryptoLibrary.lastError())
-        }
-        let nonceBytes = nonce.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        let started = key.bytes.withUnsafeBufferPointer { keyBytes in
-            encrypting
-                ? EVP_EncryptInit_ex2(context, cipher, keyBytes.baseAddress, nonceBytes, nil)
-                : EVP_DecryptInit_ex2(context, cipher, keyBytes.baseAddress, nonceBytes, nil)
-        }
-        guard started == 1 else {
-            EVP_CIPHER_CTX_free(context)
-            throw .cryptoFailed(operation: "start AES-256-GCM", reason: CryptoLibrary.lastError())
-        }
-        return context
+    /// The keyed contexts not in use, by key and direction.
+    private static let contexts = ContextPool()
+
+    /// Frees the contexts keyed with the key `id` (its provider dropped it: no key schedule of it
+    /// stays in memory).
+    static func forget(keyID id: String) {
+        contexts.forget(keyID: id)
     }
 
     /// Feeds `input` to the context in pieces an `Int32` can count; with no output, as AAD.
@@ -94,5 +87,85 @@ enum AESGCM {
             guard done == 1 else { throw .cryptoFailed(operation: operation, reason: CryptoLibrary.lastError()) }
             offset += length
         }
+    }
+}
+
+/// Keyed AES-256-GCM contexts waiting for reuse: at most a few per key and direction (one per thread
+/// sealing or opening at once), freed when their key is no longer the one asked for.
+private final class ContextPool: Sendable {
+    /// A context the pool holds; only one caller uses it between `take` and `give(back:)`.
+    private struct Idle: @unchecked Sendable {
+        let context: OpaquePointer
+    }
+
+    private struct Pooled {
+        var keyBytes: [UInt8]
+        var idle: [Idle]
+    }
+
+    private static let maximumIdle = 8
+    private let pools = Mutex<[String: Pooled]>([:])
+
+    /// A context keyed with `key` for one direction, set to `nonce`.
+    func take(key: EncryptionKey, nonce: UnsafeRawBufferPointer, encrypting: Bool) throws(EncryptionError)
+        -> OpaquePointer
+    {
+        let poolKey = (encrypting ? "e" : "d") + key.id
+        let reused = pools.withLock { pools -> Idle? in
+            guard pools[poolKey]?.keyBytes == key.bytes else { return nil }
+            return pools[poolKey]?.idle.popLast()
+        }?.context
+        let nonceBytes = nonce.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        if let reused {
+            // Keyed already: only the nonce changes.
+            let started =
+                encrypting
+                ? EVP_EncryptInit_ex2(reused, nil, nil, nonceBytes, nil)
+                : EVP_DecryptInit_ex2(reused, nil, nil, nonceBytes, nil)
+            if started == 1 { return reused }
+            EVP_CIPHER_CTX_free(reused)
+        }
+        guard let cipher = CryptoLibrary.aes256GCM, let context = EVP_CIPHER_CTX_new() else {
+            throw .cryptoFailed(operation: "set up AES-256-GCM", reason: CryptoLibrary.lastError())
+        }
+        let started = key.bytes.withUnsafeBufferPointer { keyBytes in
+            encrypting
+                ? EVP_EncryptInit_ex2(context, cipher, keyBytes.baseAddress, nonceBytes, nil)
+                : EVP_DecryptInit_ex2(context, cipher, keyBytes.baseAddress, nonceBytes, nil)
+        }
+        guard started == 1 else {
+            EVP_CIPHER_CTX_free(context)
+            throw .cryptoFailed(operation: "start AES-256-GCM", reason: CryptoLibrary.lastError())
+        }
+        return context
+    }
+
+    /// Frees the idle contexts of the key `id`, both directions.
+    func forget(keyID id: String) {
+        let freed = pools.withLock { pools -> [Idle] in
+            let idle =
+                (pools.removeValue(forKey: "e" + id)?.idle ?? []) + (pools.removeValue(forKey: "d" + id)?.idle ?? [])
+            return idle
+        }
+        for idle in freed { EVP_CIPHER_CTX_free(idle.context) }
+    }
+
+    /// Keeps `context` for the next call with `key`, or frees it.
+    func give(back context: OpaquePointer, key: EncryptionKey, encrypting: Bool) {
+        let poolKey = (encrypting ? "e" : "d") + key.id
+        let returned = Idle(context: context)
+        let freed = pools.withLock { pools -> [Idle] in
+            var pooled = pools[poolKey] ?? Pooled(keyBytes: key.bytes, idle: [])
+            var freed: [Idle] = []
+            if pooled.keyBytes != key.bytes {
+                // Another key under this id: the old contexts go.
+                freed = pooled.idle
+                pooled = Pooled(keyBytes: key.bytes, idle: [])
+            }
+            if pooled.idle.count < Self.maximumIdle { pooled.idle.append(returned) } else { freed.append(returned) }
+            pools[poolKey] = pooled
+            return freed
+        }
+        for idle in freed { EVP_CIPHER_CTX_free(idle.context) }
     }
 }

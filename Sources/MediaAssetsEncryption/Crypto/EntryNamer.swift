@@ -19,6 +19,10 @@ final class EntryNamer: Sendable {
     private let keyed: Mutex<OpaquePointer>
     /// The naming key's bytes, so a provider that changes it gets a new namer.
     let keyBytes: [UInt8]
+    /// Names made recently: a hit of a hot key costs a dictionary lookup instead of its HMACs. Emptied
+    /// when it reaches `cachedNames` (a few hundred KiB at most).
+    private let recent = Mutex<[CacheKey: CacheKey]>([:])
+    private static let cachedNames = 4_096
 
     init(namingKey: EncryptionKey) throws(EncryptionError) {
         guard let mac = CryptoLibrary.hmac, let context = EVP_MAC_CTX_new(mac) else {
@@ -48,6 +52,16 @@ final class EntryNamer: Sendable {
 
     /// The storage's name for `key`.
     func name(for key: CacheKey) throws(EncryptionError) -> CacheKey {
+        if let known = recent.withLock({ $0[key] }) { return known }
+        let name = try computeName(for: key)
+        recent.withLock { recent in
+            if recent.count >= Self.cachedNames { recent.removeAll(keepingCapacity: true) }
+            recent[key] = name
+        }
+        return name
+    }
+
+    private func computeName(for key: CacheKey) throws(EncryptionError) -> CacheKey {
         let bytes = Array(key.rawValue.utf8)
         var separators: [Int] = []
         for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "@") || byte == UInt8(ascii: "#") {
@@ -62,10 +76,11 @@ final class EntryNamer: Sendable {
         defer { EVP_MAC_CTX_free(context) }
         var fed = 0
         for end in separators + [bytes.count] {
-            // One running MAC over the key: each segment's value is a copy finished at its end.
+            // One running MAC over the key: each segment's value is a copy finished at its end (the
+            // last one is the running MAC itself).
             try feed(context, bytes[fed..<end])
             fed = end
-            try appendHex(of: context, to: &name)
+            try appendHex(of: context, to: &name, copying: end < bytes.count)
             if end < bytes.count { name.append(bytes[end]) }
         }
         return CacheKey(String(decoding: name, as: UTF8.self))
@@ -84,11 +99,11 @@ final class EntryNamer: Sendable {
         guard done == 1 else { throw .cryptoFailed(operation: "hash a key", reason: CryptoLibrary.lastError()) }
     }
 
-    private func appendHex(of context: OpaquePointer, to name: inout [UInt8]) throws(EncryptionError) {
-        guard let finished = EVP_MAC_CTX_dup(context) else {
+    private func appendHex(of context: OpaquePointer, to name: inout [UInt8], copying: Bool) throws(EncryptionError) {
+        guard let finished = copying ? EVP_MAC_CTX_dup(context) : context else {
             throw .cryptoFailed(operation: "copy the HMAC state", reason: CryptoLibrary.lastError())
         }
-        defer { EVP_MAC_CTX_free(finished) }
+        defer { if copying { EVP_MAC_CTX_free(finished) } }
         var digest = [UInt8](repeating: 0, count: 32)
         var length = 0
         let done = digest.withUnsafeMutableBufferPointer { EVP_MAC_final(finished, $0.baseAddress, &length, $0.count) }
