@@ -22,16 +22,7 @@ func runStorageRemovalBenchmarks(table: BenchmarkTable) async throws {
         for index in 0..<2_000 {
             try await backend.store(chunk, forKey: CacheKey("https://images.example.com/\(index)"))
         }
-        func timed(_ removal: () async throws -> Void) async throws -> Double {
-            var samples: [Double] = []
-            for _ in 0..<7 {
-                for key in chunkKeys { try await backend.store(chunk, forKey: key) }
-                let start = now()
-                try await removal()
-                samples.append(now() - start)
-            }
-            return median(samples)
-        }
+        let timed = removalTimer { for key in chunkKeys { try await backend.store(chunk, forKey: key) } }
         let prefix = "https://video.example.com/movie.mp4#"
         let batch = try await timed { try await backend.removeEntries(.keyPrefix(prefix)) }
         let oneByOne = try await timed { for key in chunkKeys { try await backend.removeEntry(forKey: key) } }
@@ -57,16 +48,7 @@ let benchmarkAssetKeys: [CacheKey] = {
 /// One `removeEntries(.asset)` against a `removeEntry` per key, each after storing the asset again.
 func timedAssetRemoval(_ backend: any CacheBackend) async throws -> (batch: Double, oneByOne: Double) {
     let entry = CacheEntry(data: Data(repeating: 5, count: 4_096))
-    func timed(_ removal: () async throws -> Void) async throws -> Double {
-        var samples: [Double] = []
-        for _ in 0..<7 {
-            for key in benchmarkAssetKeys { try await backend.store(entry, forKey: key) }
-            let start = now()
-            try await removal()
-            samples.append(now() - start)
-        }
-        return median(samples)
-    }
+    let timed = removalTimer { for key in benchmarkAssetKeys { try await backend.store(entry, forKey: key) } }
     let batch = try await timed { try await backend.removeEntries(.asset(benchmarkAssetKeys[0])) }
     let oneByOne = try await timed { for key in benchmarkAssetKeys { try await backend.removeEntry(forKey: key) } }
     return (batch, oneByOne)
@@ -81,17 +63,8 @@ private func runManagerAssetRemoval(table: BenchmarkTable, scratch: URL) async t
         try await manager.writeData(
             bytes, forKey: CacheKey("https://images.example.com/\(index)"), storageType: .hybrid(.image))
     }
-    func timed(_ removal: () async throws -> Void) async throws -> Double {
-        var samples: [Double] = []
-        for _ in 0..<7 {
-            for key in benchmarkAssetKeys {
-                try await manager.writeData(bytes, forKey: key, storageType: .hybrid(.image))
-            }
-            let start = now()
-            try await removal()
-            samples.append(now() - start)
-        }
-        return median(samples)
+    let timed = removalTimer {
+        for key in benchmarkAssetKeys { try await manager.writeData(bytes, forKey: key, storageType: .hybrid(.image)) }
     }
     let asset = try await timed { try await manager.removeAsset(forKey: benchmarkAssetKeys[0]) }
     let oneByOne = try await timed {
@@ -104,4 +77,21 @@ private func runManagerAssetRemoval(table: BenchmarkTable, scratch: URL) async t
         "AssetsManager removeAsset, 75 keys, memory + disk", unit: "µs", median: asset * 1e6,
         baseline: "75 × removeData from .lru(.image) and .disk", baselineMedian: oneByOne * 1e6
     )
+}
+
+/// A timer of removals: each call times one removal, 7 times, after `refill` (untimed) stored the
+/// entries again, and returns the median in seconds.
+func removalTimer(
+    refill: @escaping () async throws -> Void
+) -> (_ removal: () async throws -> Void) async throws -> Double {
+    { removal in
+        var samples: [Double] = []
+        for _ in 0..<7 {
+            try await refill()
+            let start = now()
+            try await removal()
+            samples.append(now() - start)
+        }
+        return median(samples)
+    }
 }
