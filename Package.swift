@@ -2,7 +2,7 @@
 import PackageDescription
 
 // MediaAssets has no Swift package dependencies: the toolchain plus the system C libraries
-// (libjpeg-turbo, libpng, zlib, sqlite3) found through pkg-config.
+// (libjpeg-turbo, libpng, zlib, sqlite3, OpenSSL's libcrypto) found through pkg-config.
 let package = Package(
     name: "MediaAssets",
     platforms: [.macOS(.v15)],
@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MediaAssetsVideo", targets: ["MediaAssetsVideo"]),
         .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
         .library(name: "MediaAssetsRedis", targets: ["MediaAssetsRedis"]),
+        .library(name: "MediaAssetsEncryption", targets: ["MediaAssetsEncryption"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
         .library(name: "MediaAssetsVideoProxy", targets: ["MediaAssetsVideoProxy"]),
         .executable(name: "demo", targets: ["demo"]),
@@ -25,6 +26,8 @@ let package = Package(
             name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         .target(name: "CJPEG", dependencies: ["CLibJPEG"]),
         .target(name: "CPNG", dependencies: ["CLibPNG"]),
         // Declarations of libwebp, libwebpdemux, giflib and libheif, loaded at run time (nothing linked)
@@ -39,6 +42,8 @@ let package = Package(
         // A loopback proxy through the video caches, on SampleOrigin's HTTP/1.1 core
         .target(name: "MediaAssetsVideoProxy", dependencies: ["MediaAssets", "MediaAssetsVideo", "SampleOrigin"]),
         .target(name: "MediaAssetsRedis", dependencies: ["MediaAssets"]),
+        // Encryption at rest (AES-256-GCM through libcrypto) as a wrapper of any byte backend
+        .target(name: "MediaAssetsEncryption", dependencies: ["MediaAssets", "CLibCrypto"]),
 
         // The loopback HTTP origin of the tests and examples, and test support
         .target(name: "SampleOrigin"),
@@ -49,7 +54,7 @@ let package = Package(
             name: "benchmarks",
             dependencies: [
                 "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
-                "CZlib", "SampleOrigin", "MediaAssetsVideoProxy", "MediaAssetsRedis",
+                "CZlib", "SampleOrigin", "MediaAssetsVideoProxy", "MediaAssetsRedis", "MediaAssetsEncryption",
             ],
             path: "Benchmarks"
         ),
@@ -104,7 +109,7 @@ let package = Package(
             name: "readme-snippets",
             dependencies: [
                 "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
-                "MediaAssetsRedis",
+                "MediaAssetsRedis", "MediaAssetsEncryption",
             ],
             path: "Examples/ReadmeSnippets"
         ),
@@ -127,6 +132,12 @@ let package = Package(
             name: "MediaAssetsRedisTests",
             dependencies: ["MediaAssetsRedis", "MediaAssets", "TestSupport", "SampleOrigin"]
         ),
+        .testTarget(
+            name: "MediaAssetsEncryptionTests",
+            dependencies: [
+                "MediaAssetsEncryption", "MediaAssets", "MediaAssetsSQLite", "MediaAssetsRedis", "TestSupport",
+            ]
+        ),
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(
             name: "MediaAssetsVideoProxyTests",
@@ -147,7 +158,7 @@ let package = Package(
             name: "FuzzRegressionTests",
             dependencies: [
                 "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssets", "MediaAssetsVideo", "MediaAssetsVideoProxy",
-                "MediaAssetsRedis", "SampleOrigin",
+                "MediaAssetsRedis", "MediaAssetsEncryption", "SampleOrigin",
             ]
         ),
     ],

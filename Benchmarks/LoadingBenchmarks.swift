@@ -147,7 +147,9 @@ private let repetitions = 9
 
 /// Times each body in turn, round after round, after two unmeasured rounds; returns each body's
 /// median in seconds. Alternating keeps a change in machine load from favouring one side.
-private func alternatingMediansAsync(_ bodies: (() async throws -> Void)...) async throws -> [Double] {
+func alternatingMediansAsync(
+    repetitions: Int = 9, _ bodies: (() async throws -> Void)...
+) async throws -> [Double] {
     var samples = Array(repeating: [Double](), count: bodies.count)
     for round in 0..<(repetitions + 2) {
         for (index, body) in bodies.enumerated() {

@@ -112,7 +112,7 @@ private func run(
 ) {
     for (index, isWrite) in operations {
         if isWrite {
-            cache.store(entries[index], forKey: keys[index])
+            try? cache.store(entries[index], forKey: keys[index])
         } else {
             blackHole(cache.entry(forKey: keys[index]))
         }
@@ -136,7 +136,7 @@ private func run(
 /// Stores every key's entry in both the cache and the map.
 private func fill(_ cache: MemoryCache, _ map: borrowing Mutex<[CacheKey: CacheEntry]>, with workload: LRUWorkload) {
     for (key, entry) in zip(workload.keys, workload.entries) {
-        cache.store(entry, forKey: key)
+        try? cache.store(entry, forKey: key)
         map.withLock { $0[key] = entry }
     }
 }
@@ -181,7 +181,7 @@ private func runEvicting(_ workload: LRUWorkload, table: BenchmarkTable) {
     let cache = MemoryCache(limits: .init(costLimit: 1 << 30, countLimit: limit))
     let map = Mutex(FIFOMap(limit: limit))
     for (key, entry) in zip(workload.keys, workload.entries) {
-        cache.store(entry, forKey: key)
+        try? cache.store(entry, forKey: key)
         blackHole(map.withLock { $0.store(entry, forKey: key) })
     }
     let evictionsBefore = cache.statistics().evictions

@@ -52,6 +52,12 @@ func runRedisBenchmarks(table: BenchmarkTable) async throws {
         "RedisBackend 1,000 stores pipelined, 1 KiB", unit: "ms", median: pipelined * 1e3,
         baseline: "1,000 stores, one SET per round trip", baselineMedian: oneByOne * 1e3)
 
+    // One asset (original, 10 variants, 64 chunks) removed with one call against a removal per key.
+    let asset = try await timedAssetRemoval(redis)
+    table.add(
+        "RedisBackend removeEntries(.asset), 75 keys", unit: "µs", median: asset.batch * 1e6,
+        baseline: "75 × RedisBackend removeEntry", baselineMedian: asset.oneByOne * 1e6)
+
     // A tiered read served by the disk tier, Redis behind it, against the disk cache alone.
     let scratch = try makeScratchDirectory("redis-tiered")
     defer { try? FileManager.default.removeItem(at: scratch) }

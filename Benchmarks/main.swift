@@ -32,6 +32,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("sqlite", runSQLiteBenchmarks),
     ("sqlite-scale", runSQLiteScaleBenchmarks),
     ("storage-removal", runStorageRemovalBenchmarks),
+    ("encryption", runEncryptionBenchmarks),
     ("redis", runRedisBenchmarks),
     ("loading", runLoadingBenchmarks),
     ("image-codecs", runImageCodecBenchmarks),

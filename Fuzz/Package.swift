@@ -10,6 +10,7 @@ import PackageDescription
 let targetNames = [
     "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash",
     "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file", "animation-frames",
+    "sealed-entry",
 ]
 
 let package = Package(
@@ -28,6 +29,7 @@ let package = Package(
                 .product(name: "MediaAssetsVideo", package: "MediaAssets"),
                 .product(name: "MediaAssetsVideoProxy", package: "MediaAssets"),
                 .product(name: "MediaAssetsRedis", package: "MediaAssets"),
+                .product(name: "MediaAssetsEncryption", package: "MediaAssets"),
                 .product(name: "SampleOrigin", package: "MediaAssets"),
             ]
         ),

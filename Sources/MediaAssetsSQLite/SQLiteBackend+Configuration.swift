@@ -18,15 +18,20 @@ extension SQLiteBackend {
         public var busyTimeout: Duration
         /// The clock for expiry and last access; tests pass their own.
         public var now: @Sendable () -> Date
+        /// The most bytes of entry data pinned entries may take, within `sizeLimit`. Opening with a
+        /// lower quota than what is pinned keeps the pinned rows; pinned stores fail until they fit.
+        public var pinnedQuota: Int
 
-        /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %.
+        /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %, and
+        /// the pinned quota a quarter of the limit (at most the limit).
         public init(
             path: URL,
             sizeLimit: Int = 512 << 20,
             lowWaterFraction: Double = 0.8,
             accessTimeBatchSize: Int = 256,
             busyTimeout: Duration = .seconds(2),
-            now: @escaping @Sendable () -> Date = Date.init
+            now: @escaping @Sendable () -> Date = Date.init,
+            pinnedQuota: Int? = nil
         ) {
             self.path = path
             self.sizeLimit = max(0, sizeLimit)
@@ -34,6 +39,7 @@ extension SQLiteBackend {
             self.accessTimeBatchSize = max(1, accessTimeBatchSize)
             self.busyTimeout = max(.zero, busyTimeout)
             self.now = now
+            self.pinnedQuota = min(max(0, pinnedQuota ?? self.sizeLimit / 4), self.sizeLimit)
         }
 
         /// The total a sweep evicts down to.

@@ -31,6 +31,9 @@ import Glibc
 /// - Opening never wipes a file it does not recognise: a file that is not a SQLite database, a
 ///   database of another program, or one from a newer version throws a `SQLiteError` and is left
 ///   untouched.
+/// - Pins (`pin(_:)`) live in the file (schema version 5: a `pins` table of rules and a
+///   `pinned_entries` table of the rows they cover); sweeps skip pinned rows, which count against
+///   `Configuration.pinnedQuota` within the size limit, and every process using the file sees them.
 /// - Several processes (or backends) may use one file at once, so workers on one machine share a
 ///   cache without a server: locks are held only for a transaction (others wait up to
 ///   `Configuration.busyTimeout`, also when several open a new file at the same moment), and a
@@ -114,8 +117,9 @@ public final class SQLiteBackend: CacheBackend {
         try await perform(failure: removeFailed) { try $0.removeEntry(forKey: key) }
     }
 
-    /// Removes the rows `selection` takes in one statement, found through an index (a key range of
-    /// the primary key, or the partition index); no blob is read.
+    /// Removes the rows `selection` takes in one statement (one transaction: an asset's rows go
+    /// together), found through an index (key ranges of the primary key, or the partition index); no
+    /// blob is read.
     public func removeEntries(_ selection: EntrySelection) async throws {
         try await perform(failure: removeFailed) { try $0.removeEntries(selection) }
     }
@@ -170,7 +174,7 @@ public final class SQLiteBackend: CacheBackend {
 
     /// Runs `work` with the store on the backend's queue; SQLite failures become `failure(reason)`,
     /// `AssetsError`s (a closed backend) pass through.
-    private func perform<T: Sendable>(
+    func perform<T: Sendable>(
         failure: @escaping @Sendable (String) -> AssetsError,
         _ work: @escaping @Sendable (SQLiteStore) throws -> T
     ) async throws -> T {
@@ -196,11 +200,11 @@ public final class SQLiteBackend: CacheBackend {
         { [filePath] in AssetsError.readFailed(key: key, path: filePath, reason: $0) }
     }
 
-    private func writeFailed(_ key: CacheKey) -> @Sendable (String) -> AssetsError {
+    func writeFailed(_ key: CacheKey) -> @Sendable (String) -> AssetsError {
         { [filePath] in AssetsError.writeFailed(key: key, path: filePath, reason: $0) }
     }
 
-    private var removeFailed: @Sendable (String) -> AssetsError {
+    var removeFailed: @Sendable (String) -> AssetsError {
         { [filePath] in AssetsError.removeFailed(path: filePath, reason: $0) }
     }
 

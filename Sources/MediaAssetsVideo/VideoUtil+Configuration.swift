@@ -10,7 +10,7 @@ extension VideoUtil {
         /// Resources larger than this many bytes play through uncached.
         ///
         /// `nil` takes the `byteLimit` of the backend for `storageType` (a `DiskCache`'s size limit,
-        /// a `MemoryCache`'s cost limit, a `HybridBackend`'s storage, whatever a custom backend
+        /// a `MemoryCache`'s cost limit, a `TieredBackend`'s slowest tier, whatever a custom backend
         /// declares); a backend without one counts as unlimited.
         /// Set it explicitly to cache resources that must stream through a smaller cache (evicting
         /// as they go).

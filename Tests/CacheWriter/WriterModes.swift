@@ -13,6 +13,14 @@ func runWriter(_ arguments: WriterArguments) async throws {
     let rounds = try arguments.int("rounds", default: Int.max)
     let path = try arguments.string("path")
     let backend = try arguments.openBackend()
+    // With --pin-every N, every Nth key is pinned before it is stored (again each run: pinning what
+    // is pinned does nothing), so kills also land in pins and pinned stores.
+    let pinEvery = try arguments.int("pin-every", default: 0)
+    if pinEvery > 0 {
+        for index in stride(from: 0, to: keys, by: pinEvery) {
+            try await backend.pin(.key(WriterPayload.key(writer: writer, index: index)))
+        }
+    }
     let ackPath = AckLog.path(cache: path, writer: writer)
     var next = AckLog.read(ackPath).mapValues { $0 + 1 }
     let ack = open(ackPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
@@ -42,6 +50,7 @@ func runVerifier(_ arguments: WriterArguments) async throws -> Bool {
     let limit = try arguments.int("size-limit")
     let path = try arguments.string("path")
     let requireAll = arguments.flag("require-all")
+    let pinEvery = try arguments.int("pin-every", default: 0)
     let backend = try arguments.openBackend()
     var present = 0
     var absent = 0
@@ -51,9 +60,12 @@ func runVerifier(_ arguments: WriterArguments) async throws -> Bool {
         for index in 0..<keys {
             let key = WriterPayload.key(writer: writer, index: index)
             let acked = acknowledged[index] ?? 0
+            let pinned = pinEvery > 0 && index % pinEvery == 0
             guard let data = try await backend.entry(forKey: key)?.data else {
                 absent += 1
                 if requireAll { failures.append("\(key) is missing (acknowledged version \(acked))") }
+                // A pinned entry is never evicted: once acknowledged, it must be there.
+                if pinned, acked > 0 { failures.append("\(key) is pinned and acknowledged (\(acked)) but gone") }
                 continue
             }
             present += 1
@@ -70,6 +82,9 @@ func runVerifier(_ arguments: WriterArguments) async throws -> Bool {
     }
     let statistics = await backend.statistics()
     if statistics.bytes > limit { failures.append("the cache holds \(statistics.bytes) bytes, over \(limit)") }
+    if pinEvery > 0, statistics.pinnedCount > writers * ((keys + pinEvery - 1) / pinEvery) {
+        failures.append("\(statistics.pinnedCount) entries are pinned, more than the pinned keys")
+    }
     print(
         "verified \(present + absent) keys: \(present) present, \(absent) absent, \(failures.count) failures; "
             + "\(statistics.bytes) bytes of \(limit)")

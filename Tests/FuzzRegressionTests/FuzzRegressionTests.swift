@@ -1,6 +1,7 @@
 import Foundation
 import MediaAssets
 import MediaAssetsAnimation
+import MediaAssetsEncryption
 import MediaAssetsImage
 import MediaAssetsRedis
 import MediaAssetsVideo
@@ -44,8 +45,10 @@ struct FuzzRegressionTests {
         "disk-entry-file": { data in
             fuzzDiskEntryFile(data)
             fuzzIndexSnapshot(data)
+            fuzzDiskPinsFile(data)
         },
         "animation-frames": readAnimationFrames,
+        "sealed-entry": fuzzSealedEntry,
     ]
 
     static let regressions = URL(fileURLWithPath: #filePath)
@@ -96,7 +99,7 @@ struct FuzzRegressionTests {
         arguments: [
             "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif",
             "thumbhash", "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
-            "animation-frames",
+            "animation-frames", "sealed-entry",
         ]
     )
     func replaysInputs(target: String) throws {

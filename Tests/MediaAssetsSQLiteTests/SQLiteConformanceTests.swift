@@ -12,7 +12,12 @@ struct SQLiteConformanceTests {
         "sqlite",
         make: { directory in try SQLiteBackend(path: directory.appending("cache.sqlite"), sizeLimit: 64 << 20) },
         limited: { directory, limit in try SQLiteBackend(path: directory.appending("cache.sqlite"), sizeLimit: limit) },
-        failNextStore: { backend, _ in await (try #require(backend as? SQLiteBackend))._failNextWrite() }
+        failNextStore: { backend, _ in await (try #require(backend as? SQLiteBackend))._failNextWrite() },
+        pinned: { directory, limit, quota in
+            try SQLiteBackend(
+                configuration: .init(
+                    path: directory.appending("cache.sqlite"), sizeLimit: limit ?? 64 << 20, pinnedQuota: quota))
+        }
     )
 
     @Test(arguments: fixture.conformanceCases())

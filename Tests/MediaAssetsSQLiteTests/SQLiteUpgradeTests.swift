@@ -8,8 +8,11 @@ import Testing
 @Suite("SQLiteBackend schema upgrades")
 struct SQLiteUpgradeTests {
     /// The `entries` table as each older release created it, with one entry holding every field
-    /// that version had.
+    /// that version had (version 4: version 3 and the step that made version 4, as it shipped).
     static func olderSchema(version: Int) -> String {
+        if version == 4 {
+            return olderSchema(version: 3) + SQLiteSchema.upgradeStep(to: 4) + "PRAGMA user_version = 4;"
+        }
         let partition = version >= 2 ? ", partition_name TEXT" : ""
         let partitionValue = version >= 2 ? ", 'image'" : ""
         let staleDates = version >= 3 ? ", stale_while_revalidate_until REAL, stale_if_error_until REAL" : ""
@@ -32,7 +35,7 @@ struct SQLiteUpgradeTests {
             """
     }
 
-    @Test(arguments: [1, 2, 3])
+    @Test(arguments: [1, 2, 3, 4])
     func olderFileIsUpgradedInPlaceAndKeepsItsEntries(version: Int) async throws {
         // Given a file an older release wrote, holding one entry
         let file = try SQLiteTestFile()
@@ -71,6 +74,10 @@ struct SQLiteUpgradeTests {
         #expect(new.staleIfErrorUntil == dated.staleIfErrorUntil)
         #expect(try await backend.entry(forKey: "old")?.data == Data([1, 2, 3]))
         #expect(await backend.statistics().count == 2)
+
+        // And the upgraded file keeps pins (version 5), the old entry included
+        try await backend.pin(.key("old"))
+        #expect(await backend.statistics().pinnedCount == 1)
         await backend._checkInvariants()
     }
 

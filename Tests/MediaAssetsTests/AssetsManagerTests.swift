@@ -122,8 +122,12 @@ struct AssetsManagerTests {
         #expect(try await manager.readData(forKey: "styled", storageType: .lru(.image)) == nil)
         #expect(try await manager.readData(forKey: "styled", storageType: .hybrid(.image)) == Data("png".utf8))
         #expect(try await manager.readData(forKey: "styled", storageType: .lru(.image)) == Data("png".utf8))
-        let hybrid = try #require(try manager.backend(for: .hybrid(.image)) as? HybridBackend)
-        #expect(hybrid.storageHits == 1)
+        // The composition is a two-tier TieredBackend; its tier counters split the hits as a
+        // memory/storage composition's did: one storage hit, promoted once.
+        let hybrid = try #require(try manager.backend(for: .hybrid(.image)) as? TieredBackend)
+        #expect(hybrid.tierCounters()[1].hits == 1 && hybrid.tierCounters()[1].promotions == 0)
+        #expect(hybrid.tierCounters()[0].promotions == 1 && hybrid.tierCounters()[0].hits == 0)
+        #expect(await hybrid.statistics().hits == 1)
     }
 
     @Test func removeAllAndRemoveExpired() async throws {

@@ -72,7 +72,7 @@ struct ThreadSafetyTests {
         defer { directory.remove() }
         let memory = MemoryCache(limits: .init(costLimit: 20_000))
         let disk = try DiskCache(directory: directory.url, sizeLimit: 80_000)
-        let counts = try await Self.hammer(HybridBackend(memory: memory, storage: disk))
+        let counts = try await Self.hammer(TieredBackend(memory: memory, storage: disk))
         memory._checkInvariants()
         await disk._checkInvariants()
         #expect(await disk.statistics().writes == counts.stores)

@@ -7,24 +7,36 @@ import Testing
 @Suite("TieredBackend")
 struct TieredBackendTests {
     static let fixtures = [
-        BackendFixture("tiered memory → disk → custom") { directory in
-            TieredBackend(tiers: [
-                MemoryCache(limits: .init(costLimit: 64 << 20)),
-                try DiskCache(directory: directory.appending("disk"), sizeLimit: 64 << 20),
-                RecordingBackend(),
-            ])
-        }
+        BackendFixture(
+            "tiered memory → disk → custom",
+            make: { directory in
+                TieredBackend(tiers: [
+                    MemoryCache(limits: .init(costLimit: 64 << 20)),
+                    try DiskCache(directory: directory.appending("disk"), sizeLimit: 64 << 20),
+                    RecordingBackend(),
+                ])
+            },
+            pinned: { directory, limit, quota in
+                TieredBackend(tiers: [
+                    MemoryCache(limits: .init(costLimit: 64 << 20, pinnedQuota: quota)),
+                    try DiskCache(
+                        configuration: .init(
+                            directory: directory.appending("disk"), sizeLimit: limit ?? 64 << 20, pinnedQuota: quota)),
+                    RecordingBackend(pinnedQuota: quota),
+                ])
+            }
+        )
     ]
 
-    /// Every check that needs no more than a backend (the limit and failed-store checks take fixtures of
-    /// their own where the suite has them).
+    /// Every check that needs no more than a backend, and the pin checks (the limit and failed-store
+    /// checks take fixtures of their own where the suite has them).
     static let checks = BackendConformance.allCases.filter {
-        !["limits", "failedStoreKeepsWhatWasCached"].contains($0.rawValue)
+        !["limits", "failedStoreKeepsWhatWasCached", "pinsSurviveEviction"].contains($0.rawValue)
     }
 
     @Test(arguments: fixtures, checks)
     func conformance(fixture: BackendFixture, check: BackendConformance) async throws {
-        try await fixture.withBackend { try await check.check($0) }
+        try await check.run(on: fixture)
     }
 
     @Test func readsFallThroughAndPromoteIntoFasterTiers() async throws {
@@ -35,7 +47,7 @@ struct TieredBackendTests {
         let disk = try DiskCache(directory: directory.appending("disk"))
         let remote = RecordingBackend()
         let tiered = TieredBackend(tiers: [memory, disk, remote])
-        await remote.store(CacheEntry(data: Data("shared".utf8)), forKey: "k")
+        try await remote.store(CacheEntry(data: Data("shared".utf8)), forKey: "k")
 
         // When it is read twice
         let first = try await tiered.entry(forKey: "k")
@@ -73,7 +85,7 @@ struct TieredBackendTests {
         let memory = MemoryCache(limits: .init(costLimit: 1 << 20))
         let remote = RecordingBackend()
         let tiered = TieredBackend(tiers: [.required(memory), .bestEffort(FailingBackend()), .required(remote)])
-        await remote.store(CacheEntry(data: Data("ok".utf8)), forKey: "k")
+        try await remote.store(CacheEntry(data: Data("ok".utf8)), forKey: "k")
 
         // When it is read
         let entry = try await tiered.entry(forKey: "k")
@@ -98,7 +110,7 @@ struct TieredBackendTests {
         // Given the same failing tier required, when a store goes through, then it throws and
         // the faster tier keeps what it had
         let strictMemory = MemoryCache(limits: .init(costLimit: 1 << 20))
-        strictMemory.store(CacheEntry(data: Data("old".utf8)), forKey: "k")
+        try strictMemory.store(CacheEntry(data: Data("old".utf8)), forKey: "k")
         let strict = TieredBackend(tiers: [strictMemory, FailingBackend()])
         await #expect(throws: AssetsError.self) {
             try await strict.store(CacheEntry(data: Data("new".utf8)), forKey: "k")
@@ -110,7 +122,7 @@ struct TieredBackendTests {
         // Given a slow last tier holding old bytes, gated mid-read
         let memory = MemoryCache(limits: .init(costLimit: 1 << 20))
         let slow = GatedBackend()
-        await slow.inner.store(CacheEntry(data: Data("old".utf8)), forKey: "k")
+        try await slow.inner.store(CacheEntry(data: Data("old".utf8)), forKey: "k")
         let tiered = TieredBackend(tiers: [memory, slow])
         let read = Task { try await tiered.entry(forKey: "k") }
         try await waitUntil("the read is parked in the slow tier") { slow.parkedReads == 1 }
@@ -165,7 +177,7 @@ private final class GatedBackend: CacheBackend {
         return await inner.entry(forKey: key)
     }
 
-    func store(_ entry: CacheEntry, forKey key: CacheKey) async throws { await inner.store(entry, forKey: key) }
+    func store(_ entry: CacheEntry, forKey key: CacheKey) async throws { try await inner.store(entry, forKey: key) }
     func removeEntry(forKey key: CacheKey) async throws { await inner.removeEntry(forKey: key) }
     func removeAll() async throws { await inner.removeAll() }
     func statistics() async -> CacheStatistics { await inner.statistics() }

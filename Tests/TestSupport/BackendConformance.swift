@@ -14,18 +14,24 @@ public struct BackendFixture: Sendable, CustomStringConvertible {
     /// Arranges for the next store of the key into the backend to fail inside the backend (after
     /// it began), for the failure check; nil for a backend whose stores cannot be made to fail.
     public let failNextStore: (@Sendable (any CacheBackend, CacheKey) async throws -> Void)?
+    /// Makes a fresh backend with the given pinned quota and, when not nil, size limit, for the pin
+    /// checks; nil for a backend without pins.
+    public let makePinned:
+        (@Sendable (TemporaryDirectory, _ sizeLimit: Int?, _ pinnedQuota: Int) throws -> any CacheBackend)?
 
     /// Creates a fixture.
     public init(
         _ name: String,
         make: @escaping @Sendable (TemporaryDirectory) throws -> any CacheBackend,
         limited makeLimited: (@Sendable (TemporaryDirectory, Int) throws -> any CacheBackend)? = nil,
-        failNextStore: (@Sendable (any CacheBackend, CacheKey) async throws -> Void)? = nil
+        failNextStore: (@Sendable (any CacheBackend, CacheKey) async throws -> Void)? = nil,
+        pinned makePinned: (@Sendable (TemporaryDirectory, Int?, Int) throws -> any CacheBackend)? = nil
     ) {
         self.name = name
         self.make = make
         self.makeLimited = makeLimited
         self.failNextStore = failNextStore
+        self.makePinned = makePinned
     }
 
     public var description: String { name }
@@ -38,15 +44,28 @@ public struct BackendFixture: Sendable, CustomStringConvertible {
     }
 
     /// The checks that apply to this fixture, paired with it, as a test's arguments: the limit
-    /// checks need `makeLimited`, the failure check `failNextStore`.
+    /// checks need `makeLimited`, the failure check `failNextStore`, the pin checks `makePinned`
+    /// (and eviction of a pinned backend both).
     public func conformanceCases() -> [(BackendFixture, BackendConformance)] {
         BackendConformance.allCases.filter { check in
             switch check {
             case .limits: return makeLimited != nil
             case .failedStoreKeepsWhatWasCached: return failNextStore != nil
+            case .pins, .pinnedQuota: return makePinned != nil
+            case .pinsSurviveEviction: return makePinned != nil && makeLimited != nil
             default: return true
             }
         }.map { (self, $0) }
+    }
+
+    /// Runs `body` with a fresh backend of `pinnedQuota` (and `sizeLimit`), removed afterwards.
+    func withPinnedBackend(
+        sizeLimit: Int?, pinnedQuota: Int, _ body: (any CacheBackend) async throws -> Void
+    ) async throws {
+        let makePinned = try #require(makePinned)
+        let directory = try TemporaryDirectory("conformance-\(name)")
+        defer { directory.remove() }
+        try await body(try makePinned(directory, sizeLimit, pinnedQuota))
     }
 }
 
@@ -58,6 +77,7 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
     case missForUnknownKey, roundTrip, metadataRoundTrip, overwrite, remove, removeAll
     case emptyData, largeData, expiry, hostileKeys, concurrency
     case removeByKeyPrefix, removeByPartition, statistics, limits, failedStoreKeepsWhatWasCached
+    case removeAsset, storedKeys, pins, pinnedQuota, pinsSurviveEviction
 
     public var description: String { rawValue }
 
@@ -78,6 +98,16 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
         case .failedStoreKeepsWhatWasCached:
             let failNextStore = try #require(fixture.failNextStore)
             try await fixture.withBackend { try await checkFailedStore($0, failNextStore: failNextStore) }
+        case .pins:
+            try await fixture.withPinnedBackend(sizeLimit: nil, pinnedQuota: 1 << 20) { try await checkPins($0) }
+        case .pinnedQuota:
+            try await fixture.withPinnedBackend(sizeLimit: nil, pinnedQuota: Self.smallPinnedQuota) {
+                try await checkPinnedQuota($0)
+            }
+        case .pinsSurviveEviction:
+            try await fixture.withPinnedBackend(sizeLimit: Self.smallLimit, pinnedQuota: Self.smallLimit / 4) {
+                try await checkPinsSurviveEviction($0)
+            }
         default:
             try await fixture.withBackend { try await check($0) }
         }
@@ -140,7 +170,11 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
             try await checkRemoveByPartition(backend)
         case .statistics:
             try await checkStatistics(backend)
-        case .limits, .failedStoreKeepsWhatWasCached:
+        case .removeAsset:
+            try await checkRemoveAsset(backend)
+        case .storedKeys:
+            try await checkStoredKeys(backend)
+        case .limits, .failedStoreKeepsWhatWasCached, .pins, .pinnedQuota, .pinsSurviveEviction:
             Issue.record("\(self) needs its fixture: call run(on:)")
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import MediaAssets
 import MediaAssetsAnimation
+import MediaAssetsEncryption
 import MediaAssetsImage
 import MediaAssetsRedis
 import MediaAssetsVideo
@@ -13,7 +14,7 @@ public enum FuzzTargets {
     /// All targets, in the order `Fuzz/run` runs them.
     public static let all: [FuzzTarget] = [
         jpeg, jpegIncremental, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist,
-        httpRequestHead, proxyPath, respReply, diskEntryFile, animationFrames,
+        httpRequestHead, proxyPath, respReply, diskEntryFile, animationFrames, sealedEntry,
     ]
 
     /// The target named `name`, if any.
@@ -95,12 +96,14 @@ public enum FuzzTargets {
     /// The RESP reply parser (whole and split in two) and the Redis entry decoder.
     public static let respReply = FuzzTarget(name: "resp-reply", seeds: ProtocolSeeds.respReply, parse: fuzzRESPReply)
 
-    /// The disk cache's entry-file header decoder and checksum check, and its index snapshot reader.
+    /// The disk cache's entry-file header decoder and checksum check, its index snapshot reader and
+    /// its pins-file reader.
     public static let diskEntryFile = FuzzTarget(
         name: "disk-entry-file", seeds: ProtocolSeeds.diskEntryFile
     ) { data in
         fuzzDiskEntryFile(data)
         fuzzIndexSnapshot(data)
+        fuzzDiskPinsFile(data)
     }
 
     /// The animation header scan (`ImageCodecRegistry.animationInfo(of:)`: GIF's blocks walked to the trailer,
@@ -123,6 +126,11 @@ public enum FuzzTargets {
             _ = try? reader.frame(at: index)
         }
     }
+
+    /// The encrypted backend's reading path: the clear header, AES-256-GCM opening and the sealed
+    /// metadata decoder.
+    public static let sealedEntry = FuzzTarget(
+        name: "sealed-entry", seeds: ProtocolSeeds.sealedEntry, parse: fuzzSealedEntry)
 
     /// Reads the header, decodes, and decodes again scaled to `targetSize` (JPEG's DCT scaling) if given.
     static func decodeImage(_ data: Data, scaledTo targetSize: PixelSize?) {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MediaAssets
+import MediaAssetsEncryption
 
 /// Seeds for the text and wire parsers: HLS playlists, HTTP request heads, proxy paths, RESP replies, and
 /// disk-cache entry files written by a real `DiskCache`.
@@ -84,6 +85,8 @@ enum ProtocolSeeds {
         Task {
             if let cache = try? DiskCache(directory: directory) {
                 for (key, entry) in entries { try? await cache.store(entry, forKey: key) }
+                // A pin leaves a `.pins` file among the seeds.
+                try? await cache.pin(.asset("http://127.0.0.1/a.png"))
                 await cache.close()
             }
             done.signal()
@@ -98,5 +101,15 @@ enum ProtocolSeeds {
             seeds["seed-\(seeds.count).entry"] = bytes
         }
         return seeds
+    }
+
+    /// Sealed values of an encrypted backend under the fuzzing key (their tags match, so mutations
+    /// reach decryption and the sealed metadata), and a plaintext-shaped value.
+    static func sealedEntry() -> [String: Data] {
+        [
+            "small.sealed": fuzzSealedEntrySeed(Data("hello".utf8), etag: "\"e\""),
+            "empty.sealed": fuzzSealedEntrySeed(Data(), etag: nil),
+            "larger.sealed": fuzzSealedEntrySeed(Data((0..<700).map { UInt8($0 % 251) }), etag: "W/\"weak\""),
+        ]
     }
 }

@@ -4,13 +4,13 @@ import Synchronization
 ///
 /// An instance owned by the manager, never a global. Registering for a storage type that has a
 /// backend replaces it (an app swaps `.disk` for SQLite this way). `.hybrid(t)` resolves to a
-/// `HybridBackend` over `.lru(t)` and `.disk`, partitioned by `t`, unless a backend is registered for
-/// it explicitly.
+/// two-tier `TieredBackend` over `.lru(t)` and `.disk`, partitioned by `t`, unless a backend is
+/// registered for it explicitly.
 public final class BackendRegistry: Sendable {
     private struct State {
         var registered: [StorageType: any CacheBackend] = [:]
         /// Compositions made for `.hybrid(t)`; dropped when one of their parts is replaced.
-        var composed: [LRUCacheType: HybridBackend] = [:]
+        var composed: [LRUCacheType: TieredBackend] = [:]
         /// Routes resolved for the pipeline (the casts to the capability protocols, made once).
         var routes: [StorageType: StorageRoute] = [:]
         /// Moves on every registration, so a route resolved across one is not kept.
@@ -56,7 +56,7 @@ public final class BackendRegistry: Sendable {
             guard case .hybrid(let type) = storageType else { return nil }
             if let composed = state.composed[type] { return composed }
             guard let memory = state.registered[.lru(type)], let storage = state.registered[.disk] else { return nil }
-            let composed = HybridBackend(memory: memory, storage: storage, partition: type)
+            let composed = TieredBackend(memory: memory, storage: storage, partition: type)
             state.composed[type] = composed
             return composed
         }
@@ -73,6 +73,13 @@ public final class BackendRegistry: Sendable {
             if state.generation == generation { state.routes[storageType] = route }
         }
         return route
+    }
+
+    /// Every tiered backend in use: registered ones and the compositions made for `.hybrid(t)`.
+    var tieredBackends: [TieredBackend] {
+        state.withLock { state in
+            Array(state.composed.values) + state.registered.values.compactMap { $0 as? TieredBackend }
+        }
     }
 
     /// The storage types with a backend registered (compositions for `.hybrid` not included).

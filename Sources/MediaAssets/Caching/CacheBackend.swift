@@ -20,7 +20,16 @@
 /// - **Concurrency.** All methods may be called concurrently from any task; none blocks the
 ///   caller's executor on I/O for long (do file or network work off the cooperative pool).
 /// - **Selections.** `removeEntries(_:)` removes exactly the selected entries: a key prefix compares
-///   the keys' UTF-8 bytes, a partition the entries' `metadata.partition`.
+///   the keys' UTF-8 bytes, a partition the entries' `metadata.partition`, an asset its key and the
+///   keys derived from it (`EntrySelection.contains(key:partition:)` decides). Removing an asset is
+///   one call that leaves none of its entries behind once it returns.
+/// - **Pins** (optional; the defaults throw `AssetsError.unsupported`). `pin(_:)` keeps the entries a
+///   `Pin` covers — stored now or later under a covered key — from eviction until `unpin(_:)`.
+///   Removals still remove pinned entries and leave the pins in place; expired pinned entries are
+///   misses. Pinned entries count against the backend's pinned quota: a store or a pin that would
+///   pass it throws `AssetsError.pinnedQuotaExceeded` and changes nothing. `statistics()` reports
+///   `pinnedCount` and `pinnedBytes`. `PinSet` holds the rules for you. A persistent backend keeps
+///   its pins across restarts.
 /// - **Errors.** Throw errors that say what failed and where (`AssetsError` cases fit most).
 public protocol CacheBackend: Sendable {
     /// Returns the live entry for `key`, or `nil` on a miss, and marks it recently used.
@@ -49,6 +58,23 @@ public protocol CacheBackend: Sendable {
     /// The most bytes the backend keeps, if it has a limit: utils use it to decide what is worth
     /// caching at all (a video larger than the budget plays through uncached). The default is nil.
     var byteLimit: Int? { get }
+
+    /// Keeps the entries `pin` covers from eviction, now and when they are stored later, counting
+    /// them against the pinned quota. The default throws `AssetsError.unsupported`.
+    ///
+    /// - Throws: `AssetsError.pinnedQuotaExceeded` when the covered entries do not fit the quota
+    ///   (nothing is pinned then).
+    func pin(_ pin: Pin) async throws
+
+    /// Removes `pin`; entries no other pin covers become evictable again. Unpinning what is not
+    /// pinned is not an error. The default throws `AssetsError.unsupported`.
+    func unpin(_ pin: Pin) async throws
+
+    /// The keys of the entries stored now, in batches of about `batchSize`, each key once (a key
+    /// stored or removed while the sequence runs may or may not appear). Whole-cache jobs such as
+    /// the re-encryption sweep of an encrypted backend walk a backend with it. The default sequence
+    /// throws `AssetsError.unsupported`.
+    func storedKeys(batchSize: Int) -> AsyncThrowingStream<[CacheKey], any Error>
 }
 
 extension CacheBackend {
@@ -72,12 +98,18 @@ public enum EntrySelection: Sendable, Hashable, CustomStringConvertible {
     case keyPrefix(String)
     /// Entries stored through `.hybrid(t)` for partition `t` (their `metadata.partition` is `t`).
     case partition(LRUCacheType)
+    /// An asset: the entry under the key and every entry derived from it, whose key continues the
+    /// asset's with `@` (a variant, a placeholder, a decoded original) or `#` (a chunk, the chunk
+    /// record). A key that merely extends the asset's text with one of those characters counts as
+    /// derived too (`…/logo` takes `…/logo@2x.png`): removing it costs a refetch, never wrong bytes.
+    case asset(CacheKey)
 
     /// Whether the entry stored under `key` through `partition` (its `metadata.partition`) is selected.
     public func contains(key: CacheKey, partition: LRUCacheType?) -> Bool {
         switch self {
         case .keyPrefix(let prefix): return key.rawValue.utf8.starts(with: prefix.utf8)
         case .partition(let selected): return partition == selected
+        case .asset(let asset): return key.isDerived(fromAsset: asset)
         }
     }
 
@@ -85,6 +117,7 @@ public enum EntrySelection: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .keyPrefix(let prefix): return ".keyPrefix(\"\(prefix.prefix(200))\")"
         case .partition(let partition): return ".partition(\(partition.rawValue))"
+        case .asset(let asset): return ".asset(\"\(asset.rawValue.prefix(200))\")"
         }
     }
 }

@@ -51,3 +51,33 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
 
     public static func < (lhs: CacheKey, rhs: CacheKey) -> Bool { lhs.rawValue < rhs.rawValue }
 }
+
+extension CacheKey {
+    /// Whether this key belongs to the asset `asset`: it is `asset` itself, or continues it with `@`
+    /// (a variant, placeholder or decoded original) or `#` (a chunk or the chunk record).
+    public func isDerived(fromAsset asset: CacheKey) -> Bool {
+        var keyBytes = rawValue.utf8.makeIterator()
+        for byte in asset.rawValue.utf8 {
+            guard keyBytes.next() == byte else { return false }
+        }
+        guard let separator = keyBytes.next() else { return true }
+        return separator == UInt8(ascii: "@") || separator == UInt8(ascii: "#")
+    }
+
+    /// Calls `body` with the UTF-8 length of each asset key this key may belong to besides itself:
+    /// its text before each `@` or `#` (`a@b#1` belongs to `a@b` and `a`), longest first, until
+    /// `body` returns true; returns whether it did.
+    func containsAssetPrefix(where body: (Int) -> Bool) -> Bool {
+        var length = rawValue.utf8.count
+        for byte in rawValue.utf8.reversed() {
+            length -= 1
+            if byte == UInt8(ascii: "@") || byte == UInt8(ascii: "#"), body(length) { return true }
+        }
+        return false
+    }
+
+    /// The key made of this key's first `length` UTF-8 bytes (a length `containsAssetPrefix` gave).
+    func utf8Prefix(_ length: Int) -> CacheKey {
+        CacheKey(String(decoding: rawValue.utf8.prefix(length), as: UTF8.self))
+    }
+}

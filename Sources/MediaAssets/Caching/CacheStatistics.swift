@@ -16,6 +16,10 @@ public struct CacheStatistics: Sendable, Hashable, CustomStringConvertible {
     public var cost = 0
     /// The bytes of the entries held now (for disk, file sizes including headers).
     public var bytes = 0
+    /// Pinned entries held now (counted in `count` too).
+    public var pinnedCount = 0
+    /// The bytes of the pinned entries held now, as `bytes` counts them; what the pinned quota limits.
+    public var pinnedBytes = 0
 
     /// Creates an empty snapshot.
     public init() {}
@@ -28,6 +32,7 @@ public struct CacheStatistics: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         "hits \(hits), misses \(misses), writes \(writes), evictions \(evictions), "
-            + "rejected \(rejectedTooLarge), count \(count), cost \(cost), bytes \(bytes)"
+            + "rejected \(rejectedTooLarge), count \(count), cost \(cost), bytes \(bytes), "
+            + "pinned \(pinnedCount) (\(pinnedBytes) bytes)"
     }
 }

@@ -21,7 +21,7 @@ public protocol DecodedObjectCaching: CacheBackend {
     func trim(toCost cost: Int)
 }
 
-/// A backend made of a decoded-object tier in front of byte tiers, such as `HybridBackend`.
+/// A backend made of a decoded-object tier in front of byte tiers, such as `TieredBackend`.
 ///
 /// The pipeline keeps large originals out of memory: it reads and writes their bytes through the
 /// byte tiers only and keeps what it decoded in the memory tier. A composition registered for

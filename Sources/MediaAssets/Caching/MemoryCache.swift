@@ -15,27 +15,57 @@ public final class MemoryCache: DecodedObjectCaching {
         public var costLimit: Int
         /// The most entries the partition holds.
         public var countLimit: Int
+        /// The most cost pinned entries may take, within `costLimit`: the rest stays for the LRU.
+        public var pinnedQuota: Int
 
-        /// Creates limits; negative values count as 0, and a limit of 0 stores nothing.
-        public init(costLimit: Int, countLimit: Int = .max) {
+        /// Creates limits; negative values count as 0, and a limit of 0 stores nothing. The pinned
+        /// quota defaults to a quarter of the cost limit and is at most the cost limit.
+        public init(costLimit: Int, countLimit: Int = .max, pinnedQuota: Int? = nil) {
             self.costLimit = max(0, costLimit)
             self.countLimit = max(0, countLimit)
+            self.pinnedQuota = min(max(0, pinnedQuota ?? self.costLimit / 4), self.costLimit)
         }
     }
 
-    private struct State {
+    /// The entries in LRU order, and the pinned ones apart from it, where no eviction reaches them.
+    struct State {
         var entries = LRUList<CacheKey, CacheEntry>()
+        var pinned: [CacheKey: CacheEntry] = [:]
+        var pinnedCost = 0
+        var pins = PinSet()
         var statistics = CacheStatistics()
         var dataBytes = 0
 
+        var totalCost: Int { entries.totalCost + pinnedCost }
+        var count: Int { entries.count + pinned.count }
+
         mutating func _set(_ entry: CacheEntry, forKey key: CacheKey, cost: Int) -> CacheEntry? {
-            let replaced = entries.setValue(entry, forKey: key, cost: cost)
+            let replaced = entries.setValue(entry, forKey: key, cost: cost) ?? _removePinned(key)
             dataBytes += entry.size - (replaced?.size ?? 0)
             return replaced
         }
 
+        mutating func _setPinned(_ entry: CacheEntry, forKey key: CacheKey) -> CacheEntry? {
+            let replaced: CacheEntry?
+            if let old = pinned.updateValue(entry, forKey: key) {
+                pinnedCost -= old.memoryCost
+                replaced = old
+            } else {
+                replaced = entries.removeValue(forKey: key)?.value
+            }
+            pinnedCost += entry.memoryCost
+            dataBytes += entry.size - (replaced?.size ?? 0)
+            return replaced
+        }
+
+        mutating func _removePinned(_ key: CacheKey) -> CacheEntry? {
+            guard !pinned.isEmpty, let removed = pinned.removeValue(forKey: key) else { return nil }
+            pinnedCost -= removed.memoryCost
+            return removed
+        }
+
         mutating func _remove(_ key: CacheKey) -> CacheEntry? {
-            guard let removed = entries.removeValue(forKey: key)?.value else { return nil }
+            guard let removed = entries.removeValue(forKey: key)?.value ?? _removePinned(key) else { return nil }
             dataBytes -= removed.size
             return removed
         }
@@ -47,18 +77,22 @@ public final class MemoryCache: DecodedObjectCaching {
             return oldest
         }
 
-        mutating func _removeAll() -> LRUList<CacheKey, CacheEntry> {
+        mutating func _removeAll() -> (LRUList<CacheKey, CacheEntry>, [CacheKey: CacheEntry]) {
             var removed = LRUList<CacheKey, CacheEntry>()
             swap(&removed, &entries)
-            dataBytes = 0
-            return removed
+            defer {
+                pinned = [:]
+                pinnedCost = 0
+                dataBytes = 0
+            }
+            return (removed, pinned)
         }
     }
 
     /// The partition's limits.
     public let limits: Limits
-    private let now: @Sendable () -> Date
-    private let state = Mutex(State())
+    let now: @Sendable () -> Date
+    let state = Mutex(State())
 
     /// Creates an empty cache.
     ///
@@ -76,7 +110,9 @@ public final class MemoryCache: DecodedObjectCaching {
     public func entry(forKey key: CacheKey) -> CacheEntry? {
         // The clock is read outside the lock, and only for entries that can expire.
         let found = state.withLock { state -> CacheEntry? in
-            guard let entry = state.entries.value(forKey: key) else {
+            // Pinned entries are looked up only on an LRU miss, and only when there are some.
+            guard let entry = state.entries.value(forKey: key) ?? (state.pinned.isEmpty ? nil : state.pinned[key])
+            else {
                 state.statistics.misses += 1
                 return nil
             }
@@ -93,7 +129,9 @@ public final class MemoryCache: DecodedObjectCaching {
             }
             state.statistics.misses += 1
             // Drop it only if it is still the expired one: a concurrent store may have replaced it.
-            guard let current = state.entries.peekValue(forKey: key), current.isSameStorage(as: found) else {
+            guard let current = state.entries.peekValue(forKey: key) ?? state.pinned[key],
+                current.isSameStorage(as: found)
+            else {
                 return nil
             }
             return state._remove(key)
@@ -107,41 +145,67 @@ public final class MemoryCache: DecodedObjectCaching {
     /// - Complexity: O(1)
     public func cachedEntry(forKey key: CacheKey) -> CacheEntry? { entry(forKey: key) }
 
-    /// Stores `entry` at once; the same as `store(_:forKey:)`.
+    /// Stores `entry` at once, like `store(_:forKey:)`; an entry under a pinned key that the pinned
+    /// quota cannot take is kept unpinned (evictable) instead of failing.
     ///
     /// - Complexity: O(1) amortized
-    public func insert(_ entry: CacheEntry, forKey key: CacheKey) { store(entry, forKey: key) }
-
-    /// Stores `entry`, evicting least recently used entries to stay within the limits.
-    ///
-    /// An entry costlier than `limits.costLimit` is not stored (and any older entry for the key is
-    /// removed, so a read never returns stale data); it is counted in `rejectedTooLarge`.
-    ///
-    /// - Complexity: O(1) amortized, plus O(1) per eviction.
-    public func store(_ entry: CacheEntry, forKey key: CacheKey) {
-        let cost = entry.memoryCost
-        let limits = self.limits
-        // Replaced and evicted entries are released after the lock is dropped: their deinit
-        // may run user code.
+    public func insert(_ entry: CacheEntry, forKey key: CacheKey) {
         let released = state.withLock { state -> Released in
-            guard cost <= limits.costLimit, limits.countLimit > 0 else {
-                state.statistics.rejectedTooLarge += 1
-                return Released(replaced: state._remove(key))
-            }
-            state.statistics.writes += 1
-            var released = Released(replaced: state._set(entry, forKey: key, cost: cost))
-            while state.entries.totalCost > limits.costLimit || state.entries.count > limits.countLimit,
-                let oldest = state._evictOldest()
-            {
-                released.add(evicted: oldest)
-            }
-            return released
+            (try? _store(entry, forKey: key, state: &state, pinnedIfCovered: true))
+                ?? (try? _store(entry, forKey: key, state: &state, pinnedIfCovered: false)) ?? Released()
         }
         withExtendedLifetime(released) {}
     }
 
+    /// Stores `entry`, evicting least recently used entries to stay within the limits.
+    ///
+    /// An unpinned entry costlier than what the pinned entries leave of `limits.costLimit` is not
+    /// stored (and any older entry for the key is removed, so a read never returns stale data); it is
+    /// counted in `rejectedTooLarge`. An entry under a pinned key is kept apart from the LRU order.
+    ///
+    /// - Throws: `AssetsError.pinnedQuotaExceeded` when the key is pinned and the entry would take
+    ///   the pinned entries past `limits.pinnedQuota`; the older entry stays.
+    /// - Complexity: O(1) amortized, plus O(1) per eviction.
+    public func store(_ entry: CacheEntry, forKey key: CacheKey) throws {
+        // Replaced and evicted entries are released after the lock is dropped: their deinit
+        // may run user code.
+        let released = try state.withLock { state in
+            try _store(entry, forKey: key, state: &state, pinnedIfCovered: true)
+        }
+        withExtendedLifetime(released) {}
+    }
+
+    private func _store(
+        _ entry: CacheEntry, forKey key: CacheKey, state: inout State, pinnedIfCovered: Bool
+    ) throws -> Released {
+        let cost = entry.memoryCost
+        let limits = self.limits
+        var released: Released
+        if pinnedIfCovered, !state.pins.isEmpty, state.pins.covers(key) {
+            let others = state.pinnedCost - (state.pinned[key]?.memoryCost ?? 0)
+            guard others + cost <= limits.pinnedQuota, limits.countLimit > 0 else {
+                throw AssetsError.pinnedQuotaExceeded(
+                    key: key, bytes: cost, pinnedBytes: others, quota: limits.pinnedQuota)
+            }
+            released = Released(replaced: state._setPinned(entry, forKey: key))
+        } else {
+            guard cost <= limits.costLimit - state.pinnedCost, limits.countLimit > state.pinned.count else {
+                state.statistics.rejectedTooLarge += 1
+                return Released(replaced: state._remove(key))
+            }
+            released = Released(replaced: state._set(entry, forKey: key, cost: cost))
+        }
+        state.statistics.writes += 1
+        while state.totalCost > limits.costLimit || state.count > limits.countLimit,
+            let oldest = state._evictOldest()
+        {
+            released.add(evicted: oldest)
+        }
+        return released
+    }
+
     /// What a store takes out of the cache, to release once the lock is dropped.
-    private struct Released {
+    struct Released {
         var replaced: CacheEntry?
         /// The usual single eviction, kept out of `moreEvicted` so that it allocates nothing.
         var firstEvicted: CacheEntry?
@@ -152,13 +216,13 @@ public final class MemoryCache: DecodedObjectCaching {
         }
     }
 
-    /// Removes the entry for `key`.
+    /// Removes the entry for `key`, pinned or not.
     public func removeEntry(forKey key: CacheKey) {
         let removed = state.withLock { $0._remove(key) }
         withExtendedLifetime(removed) {}
     }
 
-    /// Removes every entry.
+    /// Removes every entry, pinned ones too; the pins stay.
     public func removeAll() {
         let removed = state.withLock { $0._removeAll() }
         withExtendedLifetime(removed) {}
@@ -172,7 +236,8 @@ public final class MemoryCache: DecodedObjectCaching {
         removeEntries { _, entry in entry.isExpired(at: date) }
     }
 
-    /// Removes the entries `selection` takes.
+    /// Removes the entries `selection` takes, pinned ones too, under one lock: a reader sees all of
+    /// them or none.
     ///
     /// - Complexity: O(n)
     public func removeEntries(_ selection: EntrySelection) {
@@ -182,8 +247,8 @@ public final class MemoryCache: DecodedObjectCaching {
     private func removeEntries(where isSelected: (CacheKey, CacheEntry) -> Bool) {
         let removed = state.withLock { state -> [CacheEntry] in
             var removed: [CacheEntry] = []
-            for key in state.entries.keysByRecency {
-                if let entry = state.entries.peekValue(forKey: key), isSelected(key, entry),
+            for key in state.entries.keysByRecency + Array(state.pinned.keys) {
+                if let entry = state.entries.peekValue(forKey: key) ?? state.pinned[key], isSelected(key, entry),
                     let selected = state._remove(key)
                 {
                     removed.append(selected)
@@ -195,13 +260,14 @@ public final class MemoryCache: DecodedObjectCaching {
         withExtendedLifetime(removed) {}
     }
 
-    /// Evicts least recently used entries until the total cost is at most `costLimit`.
+    /// Evicts least recently used entries until the total cost is at most `costLimit`, or only
+    /// pinned entries are left (they stay, within `limits.pinnedQuota`).
     ///
     /// The manager's `trimMemory()` calls this with 0 on memory pressure.
     public func trim(toCost costLimit: Int) {
         let evicted = state.withLock { state -> [CacheEntry] in
             var evicted: [CacheEntry] = []
-            while state.entries.totalCost > costLimit, let oldest = state._evictOldest() {
+            while state.totalCost > costLimit, let oldest = state._evictOldest() {
                 evicted.append(oldest)
             }
             return evicted
@@ -212,18 +278,20 @@ public final class MemoryCache: DecodedObjectCaching {
     /// The cost limit: bytes plus decoded objects.
     public var byteLimit: Int? { limits.costLimit }
 
-    /// A snapshot of the counters and current contents.
+    /// A snapshot of the counters and current contents; `pinnedBytes` is the pinned entries' cost.
     public func statistics() -> CacheStatistics {
         state.withLock { state in
             var statistics = state.statistics
-            statistics.count = state.entries.count
-            statistics.cost = state.entries.totalCost
+            statistics.count = state.count
+            statistics.cost = state.totalCost
             statistics.bytes = state.dataBytes
+            statistics.pinnedCount = state.pinned.count
+            statistics.pinnedBytes = state.pinnedCost
             return statistics
         }
     }
 
-    /// The keys from most to least recently used (for tests and diagnostics).
+    /// The unpinned keys from most to least recently used (for tests and diagnostics).
     ///
     /// - Complexity: O(n)
     public var keysByRecency: [CacheKey] {
@@ -234,8 +302,11 @@ public final class MemoryCache: DecodedObjectCaching {
     public func _checkInvariants() {
         state.withLock { state in
             state.entries._checkInvariants()
-            precondition(state.entries.totalCost <= limits.costLimit, "cost over the limit")
-            precondition(state.entries.count <= limits.countLimit, "count over the limit")
+            precondition(state.totalCost <= limits.costLimit, "cost over the limit")
+            precondition(state.count <= limits.countLimit, "count over the limit")
+            precondition(state.pinnedCost <= limits.pinnedQuota, "pinned cost over the quota")
+            precondition(state.pinnedCost == state.pinned.values.reduce(0) { $0 + $1.memoryCost }, "pinned cost")
+            precondition(state.pinned.keys.allSatisfy { state.entries.peekValue(forKey: $0) == nil }, "twice held")
         }
     }
 }

@@ -3,8 +3,8 @@ import Synchronization
 /// An ordered list of backends, fastest first (memory → local disk → shared Redis), that acts as one.
 ///
 /// - **Reads** ask each tier in turn; a hit is promoted into every faster tier, unless a store or
-///   remove ran meanwhile (a generation counter, as in `HybridBackend`), so a slow read never puts
-///   older bytes in front of newer ones. A tier that throws on a read is counted and skipped: a
+///   remove ran meanwhile (a generation counter), so a slow read never puts older bytes in front of
+///   newer ones. A tier that throws on a read is counted and skipped: a
 ///   failing remote tier never fails a read another tier can serve.
 /// - **Writes** go through to every tier, slowest first; only the first tier keeps the decoded
 ///   object. A failed write to a *required* tier stops the store and throws (the faster tiers keep
@@ -12,10 +12,16 @@ import Synchronization
 ///   Redis outage never stops the local tiers. A best-effort tier that missed a write may hold an
 ///   older value until it expires or is evicted; it is read only after the faster tiers miss.
 ///
-/// As a `TieredCaching` backend it serves the pipeline like `HybridBackend`: a first tier that keeps
-/// decoded objects (a `MemoryCache`) is the memory tier, and large originals are read from and written
-/// to the tiers behind it only. With a `partition`, every entry it stores carries it, and `removeAll()`
-/// removes only that partition's entries from the tiers it shares.
+/// As a `TieredCaching` backend it serves the pipeline: a first tier that keeps decoded objects (a
+/// `MemoryCache`) is the memory tier, and large originals are read from and written to the tiers
+/// behind it only. With a `partition`, every entry it stores carries it, and `removeAll()` removes
+/// only that partition's entries from the tiers it shares.
+///
+/// The registry composes `.hybrid(t)` as a two-tier backend, `TieredBackend(memory: <.lru(t)>,
+/// storage: <.disk>, partition: t)` — the same instances those storage types name, so a write through
+/// `.hybrid(t)` is visible through `.lru(t)` and `.disk` too. Its `statistics()` counts hits of
+/// either tier as `hits`; `tierCounters()[0].hits` and `[1].hits` split them into memory and storage
+/// hits (a storage hit is promoted into memory). Removing an asset or pinning goes to every tier.
 ///
 /// Configuring `.hybrid(.image)` as memory → disk → Redis:
 /// ```swift
@@ -50,7 +56,7 @@ public final class TieredBackend: TieredCaching {
         public var promotions = 0
     }
 
-    private struct State {
+    struct State {
         var tiers: [TierCounters]
         var misses = 0
         var writes = 0
@@ -66,7 +72,7 @@ public final class TieredBackend: TieredCaching {
     public let decodedObjectTier: (any DecodedObjectCaching)?
     /// Where the byte tiers start: 1 behind a decoded-object tier, else 0.
     private let firstByteTier: Int
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     /// Composes `tiers`, fastest first; entries carry `partition` when given.
     public init(tiers: [Tier], partition: LRUCacheType? = nil) {
@@ -80,6 +86,12 @@ public final class TieredBackend: TieredCaching {
     /// Composes `backends`, fastest first, every one required.
     public convenience init(tiers backends: [any CacheBackend], partition: LRUCacheType? = nil) {
         self.init(tiers: backends.map(Tier.required), partition: partition)
+    }
+
+    /// Composes `memory` in front of `storage`, both required, as the registry does for `.hybrid(t)`:
+    /// reads fall through and promote, writes go to both, and only bytes reach `storage`.
+    public convenience init(memory: any CacheBackend, storage: any CacheBackend, partition: LRUCacheType? = nil) {
+        self.init(tiers: [.required(memory), .required(storage)], partition: partition)
     }
 
     /// Returns the first tier's live entry, promoting a slower tier's hit into the faster tiers.
@@ -174,7 +186,8 @@ public final class TieredBackend: TieredCaching {
         }
     }
 
-    /// Removes the selected entries from every tier.
+    /// Removes the selected entries (an asset, a resource's chunks, a partition) from every tier,
+    /// slowest first, so a concurrent read cannot bring one back into a faster tier.
     public func removeEntries(_ selection: EntrySelection) async throws {
         try await eachTier(slowestFirst: true) { _, backend in try await backend.removeEntries(selection) }
     }
@@ -186,7 +199,7 @@ public final class TieredBackend: TieredCaching {
 
     /// Runs a change on every tier, moving the generation before and after; the first failure of a
     /// required tier stops it and is thrown, best-effort failures are counted.
-    private func eachTier(
+    func eachTier(
         slowestFirst: Bool, from first: Int = 0, _ change: (Int, any CacheBackend) async throws -> Void
     ) async throws {
         state.withLock { $0.generation += 1 }
@@ -203,11 +216,17 @@ public final class TieredBackend: TieredCaching {
         }
     }
 
+    /// Moves the generation, so that a read under way does not promote what it found: the manager
+    /// calls it before and after removing an asset from the tiers directly.
+    func invalidatePromotions() {
+        state.withLock { $0.generation += 1 }
+    }
+
     /// What each tier did, fastest first.
     public func tierCounters() -> [TierCounters] { state.withLock { $0.tiers } }
 
-    /// This composition's hits (any tier), misses and writes; evictions summed over the tiers; count
-    /// and bytes of the slowest tier (which holds the most), cost of the fastest.
+    /// This composition's hits (any tier), misses and writes; evictions summed over the tiers; count,
+    /// bytes and pinned entries of the slowest tier (which holds the most), cost of the fastest.
     public func statistics() async -> CacheStatistics {
         var parts: [CacheStatistics] = []
         for tier in tiers { parts.append(await tier.backend.statistics()) }
@@ -220,6 +239,8 @@ public final class TieredBackend: TieredCaching {
         statistics.rejectedTooLarge = parts.last?.rejectedTooLarge ?? 0
         statistics.count = parts.last?.count ?? 0
         statistics.bytes = parts.last?.bytes ?? 0
+        statistics.pinnedCount = parts.last?.pinnedCount ?? 0
+        statistics.pinnedBytes = parts.last?.pinnedBytes ?? 0
         statistics.cost = parts.first?.cost ?? 0
         return statistics
     }

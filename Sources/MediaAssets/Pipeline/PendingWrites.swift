@@ -22,8 +22,11 @@ final class PendingWrites: Sendable {
     private struct State {
         var pending: [Slot: Pending] = [:]
         var nextID: UInt64 = 0
-        var running: Set<UInt64> = []
+        /// Writes under way, with the slot each writes.
+        var running: [UInt64: Slot] = [:]
         var flushWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Waiters for particular writes (`dropAndWait(where:)`), each with the writes it still awaits.
+        var slotWaiters: [(writes: Set<UInt64>, continuation: CheckedContinuation<Void, Never>)] = []
         var failures = 0
     }
 
@@ -64,7 +67,7 @@ final class PendingWrites: Sendable {
             pending.write = nil
             state.pending[token.slot] = pending
             // Counted before the task starts, so a flush that begins now waits for it.
-            state.running.insert(token.id)
+            state.running[token.id] = token.slot
             return (pending.entry, write)
         }
         guard let (entry, write) = job else { return }
@@ -96,6 +99,24 @@ final class PendingWrites: Sendable {
         }
     }
 
+    /// Forgets what is staged for the slots `isSelected` takes (an asset was removed), and returns
+    /// once the writes of those slots already under way have finished, so none of them lands after.
+    func dropAndWait(where isSelected: @escaping (Slot) -> Bool) async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                for slot in state.pending.keys where isSelected(slot) { state.pending[slot] = nil }
+                let writes = Set(state.running.filter { isSelected($0.value) }.keys)
+                if writes.isEmpty { return true }
+                state.slotWaiters.append((writes, continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Callers of `dropAndWait(where:)` still waiting for writes (for tests).
+    var slotWaiterCount: Int { state.withLock { $0.slotWaiters.count } }
+
     /// Writes that failed so far.
     var failureCount: Int { state.withLock { $0.failures } }
 
@@ -112,11 +133,21 @@ final class PendingWrites: Sendable {
     }
 
     private func finish(_ token: Token, failed: Bool) {
-        state.withLock { state in
+        let resumed = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             if failed { state.failures += 1 }
-            state.running.remove(token.id)
+            state.running[token.id] = nil
             if state.pending[token.slot]?.id == token.id { state.pending[token.slot] = nil }
+            guard !state.slotWaiters.isEmpty else { return [] }
+            var resumed: [CheckedContinuation<Void, Never>] = []
+            for index in state.slotWaiters.indices.reversed() {
+                state.slotWaiters[index].writes.remove(token.id)
+                if state.slotWaiters[index].writes.isEmpty {
+                    resumed.append(state.slotWaiters.remove(at: index).continuation)
+                }
+            }
+            return resumed
         }
+        for waiter in resumed { waiter.resume() }
         resumeFlushWaitersIfIdle()
     }
 

@@ -32,6 +32,9 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case processingFailed(key: CacheKey, processor: String, reason: String)
     /// The backend does not implement an optional operation, such as `removeEntries(_:)`.
     case unsupported(operation: String, backend: String)
+    /// Storing or pinning `key` would take the pinned entries past the backend's pinned quota;
+    /// nothing changed. `bytes` is what `key` would add, `pinnedBytes` what is pinned already.
+    case pinnedQuotaExceeded(key: CacheKey, bytes: Int, pinnedBytes: Int, quota: Int)
 
     public var description: String {
         switch self {
@@ -73,6 +76,10 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case .unsupported(let operation, let backend):
             return "\(backend) does not support \(operation); implement it in the backend, or remove "
                 + "the entries one key at a time with removeEntry(forKey:)."
+        case let .pinnedQuotaExceeded(key, bytes, pinnedBytes, quota):
+            return "Pinning '\(key.rawValue.prefix(200))' (\(bytes) bytes) would take the pinned entries from "
+                + "\(pinnedBytes) past the pinned quota of \(quota) bytes; nothing changed. Unpin something, "
+                + "or raise the backend's pinnedQuota."
         }
     }
 

@@ -20,18 +20,34 @@ extension RedisBackend {
         public var keyPrefix: String
         /// The clock for expiry; tests pass their own.
         public var now: @Sendable () -> Date
+        /// The most bytes (values as stored) pinned entries may take; shared by every process using
+        /// the prefix, checked by each against what the servers hold.
+        public var pinnedQuota: Int
+        /// A time to live given to every unpinned entry (shortened to its hard expiry), so that a
+        /// `volatile-*` `maxmemory-policy` evicts unpinned entries and never pinned ones, which have
+        /// none. Nil (the default) gives unpinned entries only their hard expiry.
+        public var unpinnedTimeToLive: Duration?
+        /// How long this process trusts the pins it last read before reading them again: a pin another
+        /// process makes applies to this one's stores within this time.
+        public var pinRefreshInterval: Duration
 
-        /// Creates a configuration.
+        /// Creates a configuration; the pinned quota defaults to 64 MiB.
         public init(
             servers: Servers,
             options: RedisClientOptions = RedisClientOptions(),
             keyPrefix: String = "mediaassets:",
-            now: @escaping @Sendable () -> Date = Date.init
+            now: @escaping @Sendable () -> Date = Date.init,
+            pinnedQuota: Int = 64 << 20,
+            unpinnedTimeToLive: Duration? = nil,
+            pinRefreshInterval: Duration = .seconds(1)
         ) {
             self.servers = servers
             self.options = options
             self.keyPrefix = keyPrefix
             self.now = now
+            self.pinnedQuota = max(0, pinnedQuota)
+            self.unpinnedTimeToLive = unpinnedTimeToLive.map { max(.milliseconds(1), $0) }
+            self.pinRefreshInterval = max(.zero, pinRefreshInterval)
         }
 
         /// A configuration for a `redis://[user:password@]host:port[/db]` or `unix:///path` address.
@@ -77,5 +93,12 @@ public struct RedisServerLimits: Sendable, Hashable {
     /// Whether every primary evicts least-recently (or least-frequently) used keys when full.
     public var evictsByUse: Bool {
         !policies.isEmpty && policies.allSatisfy { $0.hasSuffix("-lru") || $0.hasSuffix("-lfu") }
+    }
+
+    /// Whether no primary can evict a pinned entry: each evicts only keys with a time to live
+    /// (`volatile-*`; pinned entries have none) or nothing (`noeviction`). Under `allkeys-*` any key,
+    /// pinned or not, may go when memory is full.
+    public var keepsPinnedEntries: Bool {
+        !policies.isEmpty && policies.allSatisfy { $0.hasPrefix("volatile-") || $0 == "noeviction" }
     }
 }

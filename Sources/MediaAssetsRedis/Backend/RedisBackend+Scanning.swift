@@ -14,7 +14,13 @@ extension RedisBackend {
                 let selected = try await self.keys(keys, on: node, inPartition: partition.rawValue)
                 try await unlink(selected, on: node)
             }
+        case .asset(let asset):
+            // The key itself, then one scan for the keys that continue it with `@` or `#`.
+            try await removeEntry(forKey: asset)
+            let pattern = Self.globEscaped(redisKey(asset)) + Data("[@#]*".utf8)
+            try await forEachBatch(pattern: pattern) { node, keys in try await unlink(keys, on: node) }
         }
+        try await forgetPinnedSizes(of: selection)
     }
 
     /// The number of keys under the prefix and the bytes of their values (headers included), on
@@ -44,10 +50,14 @@ extension RedisBackend {
     }
 
     /// Calls `body` with each batch of keys starting with `keyPrefix`, per primary (`SCAN MATCH`).
-    private func forEachBatch(
+    func forEachBatch(
         matching keyPrefix: Data, _ body: (RedisEndpoint, [Data]) async throws -> Void
     ) async throws {
-        let pattern = Self.globEscaped(keyPrefix) + Data("*".utf8)
+        try await forEachBatch(pattern: Self.globEscaped(keyPrefix) + Data("*".utf8), body)
+    }
+
+    /// Calls `body` with each batch of keys matching the glob `pattern`, per primary (`SCAN MATCH`).
+    func forEachBatch(pattern: Data, _ body: (RedisEndpoint, [Data]) async throws -> Void) async throws {
         do {
             for node in try await router.primaries() {
                 var cursor = Data("0".utf8)
@@ -72,7 +82,7 @@ extension RedisBackend {
         }
     }
 
-    private func unlink(_ keys: [Data], on node: RedisEndpoint) async throws {
+    func unlink(_ keys: [Data], on node: RedisEndpoint) async throws {
         guard !keys.isEmpty else { return }
         // One UNLINK per key: in a cluster, keys of one node still span many slots.
         let replies = try await router.send(keys.map { RESPCommand("UNLINK", RESPArgument($0)) }, to: node)

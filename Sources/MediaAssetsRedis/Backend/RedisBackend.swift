@@ -15,9 +15,17 @@ import Synchronization
 ///   `RedisError`, each within the configured timeouts; the client reconnects with backoff by itself.
 ///   `redisStatistics()` counts the remote errors.
 /// - `removeEntries(.keyPrefix)` scans with `SCAN MATCH` (glob characters escaped) and `UNLINK`s
-///   what it finds; `.partition(t)` scans the prefix and reads the first bytes of each value (the
-///   metadata, with `GETRANGE`) to find entries whose `metadata.partition` is `t`. Both are O(keys
-///   under the prefix), done on every cluster primary.
+///   what it finds; `.asset(k)` unlinks `k` and scans for `k@…` and `k#…` (one `[@#]*` pattern);
+///   `.partition(t)` scans the prefix and reads the first bytes of each value (the metadata, with
+///   `GETRANGE`) to find entries whose `metadata.partition` is `t`. Each is O(keys under the prefix),
+///   done on every cluster primary; an entry stored by another process while a scan runs may stay.
+/// - Pins (`pin(_:)`) live in two hashes beside the prefix, never under it (see `PinRegistryKeys`):
+///   the rules, and the sizes of the pinned values, which count against `Configuration.pinnedQuota`.
+///   Pinned values carry no time to live; with `Configuration.unpinnedTimeToLive` set, every
+///   unpinned value carries one, so a `volatile-lru` (or `-lfu`, `-ttl`, `-random`)
+///   `maxmemory-policy` evicts only unpinned entries, and `noeviction` none. Under `allkeys-*` Redis
+///   may evict any key, pinned ones and the pin hashes included: `RedisServerLimits.keepsPinnedEntries`
+///   says whether the servers' policies keep pins.
 ///
 /// ```swift
 /// let redis = try RedisBackend(configuration: .init(address: "redis://127.0.0.1:6379"))
@@ -36,6 +44,10 @@ public final class RedisBackend: CacheBackend {
 
     private let counters = Mutex(RedisBackendStatistics())
     private let limits = Mutex(LimitState.unknown)
+    /// The pins as last read from the registry, and when.
+    let pinCache = Mutex(PinCache())
+    /// Where the pins live: two hashes beside the prefix's keys, never under it (see `pinRegistry`).
+    let registry: PinRegistryKeys
 
     /// Creates a backend; no connection is opened until the first command.
     public init(configuration: Configuration) {
@@ -47,6 +59,7 @@ public final class RedisBackend: CacheBackend {
             router = RedisClusterClient(seeds: seeds, options: configuration.options)
         }
         prefix = Data(configuration.keyPrefix.utf8)
+        registry = PinRegistryKeys(keyPrefix: prefix)
     }
 
     /// `maxmemory` as last read from the servers; nil before the first read or with no limit.
@@ -86,14 +99,18 @@ public final class RedisBackend: CacheBackend {
         }
         guard !entry.isExpired(at: configuration.now()) else {
             counters.withLock { $0.misses += 1 }
+            // Pinned entries carry no time to live: an expired one is removed on sight.
+            if !pinCache.withLock({ $0.pins.isEmpty }) { try? await removeEntry(forKey: key) }
             return nil
         }
         counters.withLock { $0.hits += 1 }
         return entry
     }
 
-    /// Stores the entry as one value (with `PX` for its expiry); throws a `RedisError` on failure.
+    /// Stores the entry as one value (with `PX` for its expiry, or none when pinned); throws a
+    /// `RedisError` on failure, `AssetsError.pinnedQuotaExceeded` when a pinned entry does not fit.
     public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
+        if try await isPinned(key) { return try await storePinned(entry, forKey: key) }
         guard let command = try await setCommand(entry, key: key) else { return }
         do {
             try await router.send(command.command, routedBy: command.key)
@@ -109,7 +126,12 @@ public final class RedisBackend: CacheBackend {
     public func store(_ entries: [(key: CacheKey, entry: CacheEntry)]) async throws {
         var commands: [(command: RESPCommand, key: Data)] = []
         for (key, entry) in entries {
-            if let command = try await setCommand(entry, key: key) { commands.append(command) }
+            // A pinned entry has its quota checked and its size recorded: one at a time.
+            if try await isPinned(key) {
+                try await storePinned(entry, forKey: key)
+            } else if let command = try await setCommand(entry, key: key) {
+                commands.append(command)
+            }
         }
         let results = await router.sendBatch(commands)
         var firstError: RedisError?
@@ -126,38 +148,65 @@ public final class RedisBackend: CacheBackend {
 
     /// The SET for `entry`, or nil if it is not to be stored (too large, already expired: then the
     /// old value is removed, as a replacement by a dead entry would leave nothing).
-    private func setCommand(_ entry: CacheEntry, key: CacheKey) async throws -> (command: RESPCommand, key: Data)? {
+    func setCommand(
+        _ entry: CacheEntry, key: CacheKey, pinned: Bool = false
+    ) async throws -> (command: RESPCommand, key: Data)? {
         let redisKey = redisKey(key)
         if let limit = try await knownLimit(), entry.size > limit {
             counters.withLock { $0.rejectedTooLarge += 1 }
             return nil
         }
         let value = try RedisEntryFormat.encode(entry)
-        guard let expires = entry.metadata.expires else {
+        guard let milliseconds = timeToLive(of: entry.metadata) else {
             return (RESPCommand("SET", RESPArgument(redisKey), RESPArgument(value)), redisKey)
         }
-        let milliseconds = Int((expires.timeIntervalSince(configuration.now()) * 1_000).rounded(.up))
         guard milliseconds > 0 else {
             try await removeEntry(forKey: key)
             return nil
+        }
+        // Pinned entries get no time to live, which `volatile-*` policies never evict; their hard
+        // expiry is checked on read.
+        guard !pinned else {
+            return (RESPCommand("SET", RESPArgument(redisKey), RESPArgument(value)), redisKey)
         }
         return (
             RESPCommand("SET", RESPArgument(redisKey), RESPArgument(value), "PX", RESPArgument(milliseconds)), redisKey
         )
     }
 
-    /// Removes the entry; throws a `RedisError` if the server cannot be reached.
+    /// The time to live in milliseconds for `metadata`: its hard expiry, shortened to
+    /// `unpinnedTimeToLive`; nil for none. Zero or less means already expired.
+    func timeToLive(of metadata: CacheMetadata) -> Int? {
+        let expiry = metadata.expires.map { Int(($0.timeIntervalSince(configuration.now()) * 1_000).rounded(.up)) }
+        let unpinned = configuration.unpinnedTimeToLive.map {
+            Int($0.components.seconds) * 1_000 + Int($0.components.attoseconds / 1_000_000_000_000_000)
+        }
+        switch (expiry, unpinned) {
+        case (let expiry?, let unpinned?): return min(expiry, unpinned)
+        case (let expiry?, nil): return expiry
+        case (nil, let unpinned?): return unpinned
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Removes the entry (and its pinned size, if pinned); throws a `RedisError` if the server cannot
+    /// be reached.
     public func removeEntry(forKey key: CacheKey) async throws {
         let redisKey = redisKey(key)
         do {
             try await router.send(RESPCommand("UNLINK", RESPArgument(redisKey)), routedBy: redisKey)
+            if pinCache.withLock({ !$0.pins.isEmpty && $0.pins.covers(key) }) {
+                try await router.send(
+                    RESPCommand("HDEL", RESPArgument(registry.sizes), RESPArgument(Data(key.rawValue.utf8))),
+                    routedBy: registry.sizes)
+            }
         } catch {
             record(error)
             throw error
         }
     }
 
-    /// Removes every key under the prefix, on every primary.
+    /// Removes every key under the prefix, on every primary; the pins stay.
     public func removeAll() async throws {
         try await removeEntries(.keyPrefix(""))
     }
@@ -181,6 +230,10 @@ public final class RedisBackend: CacheBackend {
         if let totals = try? await contentTotals() {
             statistics.count = totals.count
             statistics.bytes = totals.bytes
+        }
+        if let pinned = try? await pinnedSizes() {
+            statistics.pinnedCount = pinned.count
+            statistics.pinnedBytes = pinned.values.reduce(0, +)
         }
         statistics.evictions = (try? await evictedKeys()) ?? 0
         return statistics

@@ -11,13 +11,13 @@ enum SQLiteSchema {
     /// "MASQ": marks the file as a MediaAssets SQLite cache (`PRAGMA application_id`).
     static let applicationID: Int64 = 0x4D41_5351
     /// The layout version this code reads and writes (`PRAGMA user_version`). Version 1 files (no
-    /// `partition_name` column), version 2 files (no stale dates) and version 3 files (access times
-    /// inside `entries`) are upgraded in place when opened.
-    static let version: Int64 = 4
+    /// `partition_name` column), version 2 files (no stale dates), version 3 files (access times
+    /// inside `entries`) and version 4 files (no pins) are upgraded in place when opened.
+    static let version: Int64 = 5
 
-    /// The pages of a database holding no entries: the header page, the three tables and their four
-    /// indexes.
-    static let emptyPages = 8
+    /// The pages of a database holding no entries: the header page, the five tables and their four
+    /// indexes (the pins table is its own index).
+    static let emptyPages = 10
 
     /// The columns of a version's `entries` table, in order, with their declared types.
     ///
@@ -35,7 +35,7 @@ enum SQLiteSchema {
         switch version {
         case 1: return versionOne
         case 2: return versionTwo
-        // Version 4 moved the access times to `access_order` and left `entries` as it was.
+        // Versions 4 (`access_order`) and 5 (pins) added tables and left `entries` as it was.
         default: return versionTwo + [("stale_while_revalidate_until", "REAL"), ("stale_if_error_until", "REAL")]
         }
     }
@@ -72,28 +72,61 @@ enum SQLiteSchema {
         END;
         """
 
-    /// Upgrades a file of an older `version` to the current one, one version's changes after another.
-    static func upgrade(from version: Int64) -> String {
+    /// The pins of version 5: `pins` holds the rules (kind 0 a key, 1 an asset with its derived keys),
+    /// `pinned_entries` the rows they cover (by rowid, with their size), which the LRU sweep skips and
+    /// the pinned quota sums. A trigger drops a row's pin when the row goes.
+    private static let versionFiveTables = """
+        CREATE TABLE pins (
+            kind INTEGER NOT NULL CHECK (kind IN (0, 1)),
+            key BLOB NOT NULL,
+            PRIMARY KEY (kind, key)
+        ) WITHOUT ROWID;
+        CREATE TABLE pinned_entries (
+            entry INTEGER PRIMARY KEY NOT NULL,
+            size INTEGER NOT NULL
+        );
+        CREATE TRIGGER entries_unpinned_on_delete AFTER DELETE ON entries BEGIN
+            DELETE FROM pinned_entries WHERE entry = old.rowid;
+        END;
+        """
+
+    /// What each version changed, applied in order from the file's version to the current one. A
+    /// new version adds its step here (and to `creation`); an unreleased version's changes go into
+    /// its own step.
+    static func upgradeStep(to version: Int64) -> String {
+        switch version {
         // Version 2 added the partition column and its index.
-        let toVersionTwo = """
-            ALTER TABLE entries ADD COLUMN partition_name TEXT;
-            CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
-            """
+        case 2:
+            return """
+                ALTER TABLE entries ADD COLUMN partition_name TEXT;
+                CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
+                """
         // Version 3 added the RFC 5861 dates.
-        let toVersionThree = """
-            ALTER TABLE entries ADD COLUMN stale_while_revalidate_until REAL;
-            ALTER TABLE entries ADD COLUMN stale_if_error_until REAL;
-            """
+        case 3:
+            return """
+                ALTER TABLE entries ADD COLUMN stale_while_revalidate_until REAL;
+                ALTER TABLE entries ADD COLUMN stale_if_error_until REAL;
+                """
         // Version 4 moved the access times to their own table and keeps the totals (one pass over
         // the rows, once).
-        let toVersionFour =
-            versionFourTables + """
+        case 4:
+            return versionFourTables + """
                 INSERT INTO access_order (entry, last_access, size) SELECT rowid, last_access, size FROM entries;
                 INSERT INTO totals (only, entries, bytes) SELECT 1, COUNT(*), COALESCE(SUM(size), 0) FROM entries;
                 DROP INDEX entries_by_last_access;
                 """
-        return (version < 2 ? toVersionTwo : "") + (version < 3 ? toVersionThree : "") + toVersionFour
-            + "PRAGMA user_version = \(Self.version);"
+        // Version 5 added pins (no entry is pinned yet).
+        case 5:
+            return versionFiveTables
+        default:
+            return ""
+        }
+    }
+
+    /// Upgrades a file of an older `version` to the current one, one version's changes after another.
+    static func upgrade(from version: Int64) -> String {
+        let steps = (version + 1...Self.version).map(upgradeStep(to:)).joined()
+        return steps + "PRAGMA user_version = \(Self.version);"
     }
 
     /// Creates the schema; dates are `timeIntervalSinceReferenceDate` (REAL), so they round-trip exactly.
@@ -104,7 +137,8 @@ enum SQLiteSchema {
     /// against 4 KiB pages: 16 KiB hits ~25 % cheaper and stores ~20 % dearer; 1 MiB hits ~20 % and
     /// stores ~40 % cheaper).
     static let creation =
-        entriesTable + versionFourTables + "INSERT INTO totals (only, entries, bytes) VALUES (1, 0, 0);"
+        entriesTable + versionFourTables + versionFiveTables
+        + "INSERT INTO totals (only, entries, bytes) VALUES (1, 0, 0);"
 
     /// The entries, their indexes and the header marks.
     private static let entriesTable = """
@@ -218,7 +252,7 @@ enum SQLiteSchema {
         case empty
         case ours
         /// Ours, in an older layout (1: before partitions, 2: before the stale dates, 3: before
-        /// `access_order` and `totals`).
+        /// `access_order` and `totals`, 4: before pins).
         case older(version: Int64)
     }
 

@@ -39,7 +39,7 @@ extension SQLiteStore {
     /// Freeing space: the reserve file is deleted and the WAL truncated, which gives a delete the
     /// room its WAL frames need; for a store of `incomingBytes`, least recently used rows of that
     /// size are evicted too (their pages are reused by the retried insert, so the files do not
-    /// grow). The reserve is recreated once space allows.
+    /// grow). The reserve is recreated once space allows, as large as the space allows.
     func recoveringFromFullDisk<T>(incomingBytes: Int = 0, _ write: () throws -> T) throws -> T {
         defer { restoreReserveIfMissing() }
         do {
@@ -57,19 +57,39 @@ extension SQLiteStore {
         }
     }
 
-    /// Creates the reserve file at open, or after it was released, if the filesystem has room.
+    /// Creates the reserve file at open, or after it was released: at its budgeted size if the
+    /// filesystem has room, else the largest smaller one that fits (halving), down to what one delete
+    /// needs. A filesystem too small or too full for even that gets none until space is freed.
     func restoreReserveIfMissing() {
         guard !hasReserve else { return }
         let reservePath = path + "-reserve"
         let descriptor = open(reservePath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return }
         defer { Glibc.close(descriptor) }
-        // posix_fallocate allocates real blocks (a sparse file would free nothing when deleted).
-        if posix_fallocate(descriptor, 0, off_t(budget.reserveBytes)) == 0 {
-            hasReserve = true
-        } else {
-            unlink(reservePath)
+        for size in budget.reserveSizes {
+            // posix_fallocate allocates real blocks (a sparse file would free nothing when deleted).
+            if posix_fallocate(descriptor, 0, off_t(size)) == 0 {
+                hasReserve = true
+                reserveBytes = size
+                return
+            }
+            // A failed attempt may leave some blocks allocated: give them back before a smaller one.
+            _ = ftruncate(descriptor, 0)
         }
+        unlink(reservePath)
+        reserveBytes = 0
+    }
+
+    /// What the cache's files can occupy on their filesystem: the free space now plus what they
+    /// (database, WAL, shared memory, reserve) hold already; nil if unknown.
+    static func filesystemRoom(path: String) -> Int? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        let held = ["", "-wal", "-shm", "-reserve"].reduce(0) { total, suffix in
+            var status = stat()
+            return total + (stat(path + suffix, &status) == 0 ? Int(status.st_blocks) * 512 : 0)
+        }
+        return Int(info.f_bavail) * Int(info.f_frsize) + held
     }
 
     private func releaseReserve() {

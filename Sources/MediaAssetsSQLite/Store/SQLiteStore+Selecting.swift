@@ -3,7 +3,8 @@ import MediaAssets
 
 extension SQLiteStore {
     /// Deletes the rows `selection` takes in one statement (so one transaction), found through an
-    /// index: a key prefix is a range of the primary key, a partition the partition index.
+    /// index: a key prefix is a range of the primary key, an asset its key and two ranges, a
+    /// partition the partition index. Pinned rows go too (their pins stay).
     func removeEntries(_ selection: EntrySelection) throws {
         _ = try openStatements()
         let sql: String
@@ -23,6 +24,9 @@ extension SQLiteStore {
         case .partition(let partition):
             sql = "DELETE FROM entries WHERE partition_name = ?1 RETURNING rowid, size"
             bind = { try $0.bind(partition.rawValue, at: 1) }
+        case .asset(let asset):
+            sql = "DELETE FROM entries WHERE \(Self.assetCondition) RETURNING rowid, size"
+            bind = { try Self.bindAsset(asset, to: $0) }
         }
         // Prepared per call: batch removals are rare, and each shape has its own plan.
         let delete = try connection.prepare(sql, operation: "remove the entries of \(selection)")

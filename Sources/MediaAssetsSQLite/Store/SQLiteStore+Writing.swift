@@ -32,21 +32,36 @@ extension SQLiteStore {
         var savedAccess: [Int64: Date] = [:]
         var replaced: Row?
         var evicted: [Row] = []
+        var rejected = false
         try transaction(statements) {
             replaced = try deleteRow(forKey: key, statements)
-            var room = Room(
+            // Decided after the delete: a replaced pinned row no longer counts against the quota.
+            let isPinned = try admitsPinned(entry.data.count, forKey: key)
+            let room = isPinned || pins.isEmpty ? configuration.sizeLimit : try unpinnedRoom()
+            guard entry.data.count <= room else {
+                // Too large beside the pinned rows: the older entry goes too, as for any entry too large.
+                rejected = true
+                return
+            }
+            var needed = Room(
                 dataBytes: totalBytes - (replaced?.size ?? 0), incomingBytes: entry.data.count, incomingPages: pages
             )
-            evicted = try makeRoom(&room, keeping: nil, savingAccess: &savedAccess, statements)
+            evicted = try makeRoom(&needed, keeping: nil, savingAccess: &savedAccess, statements)
             try insert(entry, forKey: key, lastAccess: now, statements)
+            let rowID = connection.lastInsertRowID
+            if isPinned { try markPinned(rowID: rowID, size: entry.data.count) }
             // The page estimate may be low: check what the insert really used.
-            room = Room(dataBytes: room.dataBytes + entry.data.count, incomingBytes: 0, incomingPages: 0)
-            evicted += try makeRoom(&room, keeping: connection.lastInsertRowID, savingAccess: &savedAccess, statements)
+            needed = Room(dataBytes: needed.dataBytes + entry.data.count, incomingBytes: 0, incomingPages: 0)
+            evicted += try makeRoom(&needed, keeping: rowID, savingAccess: &savedAccess, statements)
         }
         // Committed: the in-memory state follows the file.
         unsavedAccess.forget(saved: savedAccess)
         if let replaced { forget(replaced) }
         for row in evicted { forget(row) }
+        guard !rejected else {
+            counters.rejectedTooLarge += 1
+            return
+        }
         totalBytes += entry.data.count
         count += 1
         counters.writes += 1
@@ -68,9 +83,11 @@ extension SQLiteStore {
         try recoveringFromFullDisk(incomingBytes: incomingBytes) {
             replaced = []
             try transaction(statements) {
+                // Pinned keys need their quota checked: such a batch goes one entry at a time.
                 fits =
                     try totalBytes + incomingBytes <= configuration.sizeLimit
                     && usedPages() + incomingPages <= budget.databasePages
+                    && (pins.isEmpty || !batch.contains { pins.covers($0.key) })
                 guard fits else { return }
                 for (key, entry) in batch {
                     if let row = try deleteRow(forKey: key, statements) { replaced.append(row) }
@@ -104,6 +121,7 @@ extension SQLiteStore {
         try recoveringFromFullDisk { try statements.deleteAll.withReset { try $0.run() } }
         totalBytes = 0
         count = 0
+        pinnedTotalsCache = nil
         unsavedAccess.forgetAll()
         // Only the file's size depends on this: a failure leaves free pages for later writes.
         try? connection.execute("VACUUM", operation: "shrink the file")
@@ -165,13 +183,14 @@ extension SQLiteStore {
 
     /// Runs `body` between BEGIN IMMEDIATE and COMMIT, rolling back if anything throws. Under the
     /// write lock, the totals are first brought up to date with other processes' writes.
-    private func transaction(_ statements: Statements, _ body: () throws -> Void) throws {
+    func transaction(_ statements: Statements, _ body: () throws -> Void) throws {
         try statements.begin.withReset { try $0.run() }
         do {
             try refreshTotalsIfChangedElsewhere()
             try body()
             try statements.commit.withReset { try $0.run() }
         } catch {
+            pinnedTotalsCache = nil
             // If SQLite already rolled back on its own, this fails harmlessly.
             try? statements.rollback.withReset { try $0.run() }
             throw error
@@ -184,6 +203,8 @@ extension SQLiteStore {
             guard try delete.step() else { return nil }
             let row = (delete.int64(at: 0), Int(delete.int64(at: 1)))
             try delete.run()
+            // Its pin, if any, went with it (a trigger).
+            pinnedTotalsCache = nil
             return row
         }
     }
@@ -288,6 +309,7 @@ extension SQLiteStore {
     }
 
     func forget(_ row: Row) {
+        pinnedTotalsCache = nil
         unsavedAccess.forget(row.rowID)
         oldestSavedAccess = nil
         totalBytes -= row.size

@@ -55,8 +55,12 @@ final class SQLiteStore {
             updateLastAccess = try connection.prepare(
                 "UPDATE access_order SET last_access = ?2 WHERE entry = ?1", operation: "save last-access times"
             )
+            // Pinned rows are never evicted; the lookup per row is in a table as small as the pins.
             selectLeastRecent = try connection.prepare(
-                "SELECT entry, size FROM access_order INDEXED BY access_order_by_time ORDER BY last_access",
+                """
+                SELECT entry, size FROM access_order INDEXED BY access_order_by_time
+                    WHERE entry NOT IN (SELECT entry FROM pinned_entries) ORDER BY last_access
+                """,
                 operation: "find least recently used entries"
             )
             // One row the triggers keep: no scan at open or after another process's write.
@@ -108,8 +112,16 @@ final class SQLiteStore {
     private(set) var budget: SQLiteDiskBudget
     /// Whether the reserve file (released on a full filesystem) is in place.
     var hasReserve = false
+    /// The reserve file's size when in place (smaller than budgeted on a small or full filesystem).
+    var reserveBytes = 0
     /// Test hook: the next store fails inside its transaction, after the old row was deleted.
     var failsNextWrite = false
+    /// The pin rules, read again with the totals when another process has written the file.
+    var pins = PinSet()
+    /// The statements of pins and asset selections, compiled when first needed.
+    var pinStatements: PinStatements?
+    /// The pinned rows' count and size as last summed; nil when a change may have moved them.
+    var pinnedTotalsCache: (count: Int, bytes: Int)?
 
     /// Opens the database, checks or creates the schema, and loads the count and total size.
     init(configuration: SQLiteBackend.Configuration, path: String) throws {
@@ -122,7 +134,7 @@ final class SQLiteStore {
         let pageSize = try connection.integers("PRAGMA page_size", operation: "read the page size").first ?? 4_096
         budget = SQLiteDiskBudget(
             sizeLimit: configuration.sizeLimit, lowWaterFraction: configuration.lowWaterFraction,
-            pageSize: Int(pageSize)
+            pageSize: Int(pageSize), filesystemRoom: Self.filesystemRoom(path: path)
         )
         // Reads of pages in the database file then cost no read() call and no copy into SQLite's
         // page cache (which, at 2 MiB, holds only 125 of our 16 KiB pages). SQLite only reads
@@ -154,6 +166,8 @@ final class SQLiteStore {
         }
         guard version != seenDataVersion else { return }
         oldestSavedAccess = nil
+        pinnedTotalsCache = nil
+        pins = try readPins()
         (count, totalBytes) = try statements.sums.withReset { query in
             try query.step()
             return (Int(query.int64(at: 0)), Int(query.int64(at: 1)))
@@ -245,6 +259,7 @@ final class SQLiteStore {
         statistics.count = count
         statistics.bytes = totalBytes
         statistics.cost = totalBytes
+        if let pinned = try? pinnedTotals() { (statistics.pinnedCount, statistics.pinnedBytes) = pinned }
         return statistics
     }
 
@@ -269,6 +284,10 @@ final class SQLiteStore {
         precondition(rows.first == Int64(count), "SQLiteBackend count \(count) differs from the table's \(rows)")
         precondition(bytes.first == Int64(totalBytes), "SQLiteBackend size \(totalBytes) differs from \(bytes)")
         precondition(totalBytes <= configuration.sizeLimit, "SQLiteBackend over its size limit")
+        let strayPins = try connection.integers(
+            "SELECT COUNT(*) FROM pinned_entries WHERE entry NOT IN (SELECT rowid FROM entries)",
+            operation: "match the pinned entries")
+        precondition(strayPins == [0], "SQLite pinned_entries holds \(strayPins) rows without an entry")
         let check = try connection.strings("PRAGMA quick_check", operation: "check the file")
         precondition(check == ["ok"], "SQLite quick_check: \(check)")
     }
@@ -278,7 +297,8 @@ final class SQLiteStore {
     func close() {
         guard let statements else { return }
         try? flushAccessTimes()
-        for statement in statements.all { statement.finalize() }
+        for statement in statements.all + (pinStatements?.all ?? []) { statement.finalize() }
+        pinStatements = nil
         self.statements = nil
         connection.close()
     }

@@ -51,7 +51,7 @@ struct PipelineDefectTests {
         defer { harness.tearDown() }
         let url = harness.serve("/avatar.jpg", try ImageUtilFixtures.gradientJPEG())
         let disk = try DiskCache(configuration: .init(directory: harness.directory.appending("own-disk")))
-        let hybrid = HybridBackend(memory: MemoryCache(limits: .init(costLimit: 64 << 20)), storage: disk)
+        let hybrid = TieredBackend(memory: MemoryCache(limits: .init(costLimit: 64 << 20)), storage: disk)
         harness.manager.register(hybrid, for: .hybrid(.image))
         let util = harness.util
         _ = try await util.image(for: url, style: .circle(diameter: 96))

@@ -11,6 +11,20 @@ extension DiskCache {
     /// others only the header is read (never the body), once, and remembered. A file that cannot be
     /// removed stays indexed, and the first failure is thrown after the others were tried.
     func removeSelectedFiles(_ selection: EntrySelection) throws {
+        var failures: [AssetsError] = []
+        for name in selectedNames(selection) {
+            do {
+                try removeFile(named: name)
+            } catch let error as AssetsError {
+                failures.append(error)
+            }
+        }
+        if let first = failures.first { throw first }
+    }
+
+    /// The files `selection` takes, decided from what the index knows, reading only the headers of
+    /// files whose key and partition it has not learnt yet.
+    func selectedNames(_ selection: EntrySelection) -> [EntryName] {
         // Decided under the lock from what the index knows; only unknown files are read after.
         let (selected, unknown) = state.withLock { index -> ([EntryName], [EntryName]) in
             var selected: [EntryName] = []
@@ -28,15 +42,7 @@ extension DiskCache {
             guard let identity = learnHeader(name)?.identity else { return false }
             return selection.contains(key: identity.key, partition: identity.partition)
         }
-        var failures: [AssetsError] = []
-        for name in selected + learnt {
-            do {
-                try removeFile(named: name)
-            } catch let error as AssetsError {
-                failures.append(error)
-            }
-        }
-        if let first = failures.first { throw first }
+        return selected + learnt
     }
 
     /// Reads the header of `name` (not its body) and records its expiry, key and partition in the

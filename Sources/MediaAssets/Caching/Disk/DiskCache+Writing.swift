@@ -10,7 +10,9 @@ extension DiskCache {
         let name = EntryName(key: key)
         let header = EntryFile.encodeHeader(key: key, entry: entry)
         let fileSize = header.count + entry.data.count
-        guard fileSize <= configuration.sizeLimit else {
+        let (isPinned, pinnedBytes) = try admitPinned(key, name: name, fileSize: fileSize)
+        // What pinned files leave of the limit is all an unpinned entry may have.
+        guard fileSize <= configuration.sizeLimit - (isPinned ? 0 : pinnedBytes) else {
             // Too large to keep: drop the older entry too, so a read never returns stale bytes.
             state.withLock { $0.statistics.rejectedTooLarge += 1 }
             try removeFile(named: name)

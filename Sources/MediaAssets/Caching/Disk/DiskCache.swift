@@ -23,6 +23,8 @@ import Glibc
 ///   in memory (an `AccessTimeBatch`, shared with the SQLite backend) and are written to the files'
 ///   modification times lazily (in batches, and on `flushAccessTimes()` and deinit) — never a
 ///   write per read.
+/// - Pins (`pin(_:)`) are saved in `.pins` with the names of the files they cover; sweeps skip those
+///   files, which count against `Configuration.pinnedQuota` within the size limit.
 /// - A lock file (`.lock`, `flock`) makes a second instance on the same directory fail clearly.
 ///   The directory is created with mode 0700; files the cache does not recognise are left alone.
 /// - File work runs on the cache's own dispatch queues (reads concurrent, writes serial), never on
@@ -45,15 +47,21 @@ public final class DiskCache: CacheBackend {
         /// so that the next open reads it instead of `stat`ing every file. Scanning a few thousand
         /// files costs milliseconds; a million, seconds.
         public var indexSnapshotMinimumCount: Int
+        /// The most bytes of files (headers included) pinned entries may take, within `sizeLimit`. Opening
+        /// with a lower quota than what is pinned keeps the pinned files; pinned stores fail until
+        /// they fit again.
+        public var pinnedQuota: Int
 
-        /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %.
+        /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %, and
+        /// the pinned quota a quarter of the limit (at most the limit).
         public init(
             directory: URL,
             sizeLimit: Int = 512 << 20,
             lowWaterFraction: Double = 0.8,
             accessTimeBatchSize: Int = 256,
             now: @escaping @Sendable () -> Date = Date.init,
-            indexSnapshotMinimumCount: Int = 2_048
+            indexSnapshotMinimumCount: Int = 2_048,
+            pinnedQuota: Int? = nil
         ) {
             self.directory = directory
             self.sizeLimit = max(0, sizeLimit)
@@ -61,6 +69,7 @@ public final class DiskCache: CacheBackend {
             self.accessTimeBatchSize = max(1, accessTimeBatchSize)
             self.now = now
             self.indexSnapshotMinimumCount = max(0, indexSnapshotMinimumCount)
+            self.pinnedQuota = min(max(0, pinnedQuota ?? self.sizeLimit / 4), self.sizeLimit)
         }
     }
 
@@ -115,7 +124,9 @@ public final class DiskCache: CacheBackend {
         self.pathPrefix = Array((path + "/").utf8)
         self.state = Mutex(DiskIndex(accessTimeBatchSize: configuration.accessTimeBatchSize))
         self.lockDescriptor = Mutex(try Self.openAndLock(directory: path))
-        // Built here rather than on a queue, so no read ever waits for it on a pool thread.
+        // Built here rather than on a queue, so no read ever waits for it on a pool thread; the pins
+        // first, so that a sweep at open (the limit was lowered) skips pinned files.
+        loadPins()
         loadIndex()
     }
 
@@ -153,7 +164,9 @@ public final class DiskCache: CacheBackend {
         try await onQueue(writeQueue) { [self] in try removeFile(named: EntryName(key: key)) }
     }
 
-    /// Removes the entries `selection` takes, from the index and the files' headers (never their bodies).
+    /// Removes the entries `selection` takes (an asset, a resource's chunks, a partition), pinned ones
+    /// too, in one job on the write queue, deciding from the index and the files' headers (never their
+    /// bodies).
     public func removeEntries(_ selection: EntrySelection) async throws {
         try await onQueue(writeQueue) { [self] in try removeSelectedFiles(selection) }
     }
@@ -206,6 +219,7 @@ public final class DiskCache: CacheBackend {
             statistics.count = index.records.count
             statistics.bytes = index.totalBytes
             statistics.cost = index.totalBytes
+            (statistics.pinnedCount, statistics.pinnedBytes) = index.pinned
             return statistics
         }
     }
@@ -220,6 +234,11 @@ public final class DiskCache: CacheBackend {
                 precondition(index.identities.keys.allSatisfy { index.records.record(for: $0) != nil })
             }
         }
+    }
+
+    /// Runs `work` on the write queue, which serialises every change to the directory.
+    func onWriteQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await onQueue(writeQueue, work)
     }
 
     private func onQueue<T: Sendable>(

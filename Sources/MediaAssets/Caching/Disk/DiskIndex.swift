@@ -50,6 +50,21 @@ struct DiskIndex {
     var statistics = CacheStatistics()
     /// Whether open read the records from the snapshot a clean close left (else it scanned).
     var isFromSnapshot = false
+    /// The pin rules, as saved in `.pins`.
+    var pins = PinSet()
+    /// The files the pins cover (some may be gone: a name stays listed until it is unpinned).
+    var pinnedNames: Set<EntryName> = []
+
+    /// The pinned files present now, and their total size.
+    var pinned: (count: Int, bytes: Int) {
+        var total = (count: 0, bytes: 0)
+        for name in pinnedNames {
+            guard let record = records.record(for: name) else { continue }
+            total.count += 1
+            total.bytes += record.size
+        }
+        return total
+    }
 
     init(accessTimeBatchSize: Int) {
         unsavedAccess = AccessTimeBatch(threshold: accessTimeBatchSize)
@@ -104,15 +119,25 @@ struct DiskIndex {
         var identity: Identity?
     }
 
-    /// Removes least recently used records until the total is at most `bytes`; returns them.
+    /// Removes least recently used records that are not pinned until the total is at most `bytes`
+    /// (or only pinned ones are left); returns them.
     mutating func _evict(downTo bytes: Int) -> [Evicted] {
         var evicted: [Evicted] = []
-        while records.totalSize > bytes, let oldest = records.removeLeastRecent() {
+        var skipped: [(name: EntryName, record: Record)] = []
+        var skippedBytes = 0
+        while records.totalSize + skippedBytes > bytes, let oldest = records.removeLeastRecent() {
+            if !pinnedNames.isEmpty, pinnedNames.contains(oldest.name) {
+                skipped.append(oldest)
+                skippedBytes += oldest.record.size
+                continue
+            }
             unsavedAccess.forget(oldest.name)
             statistics.evictions += 1
             let identity = identities.removeValue(forKey: oldest.name)
             evicted.append(Evicted(name: oldest.name, record: oldest.record, identity: identity))
         }
+        // Pinned records go back, oldest first, so they keep their order among themselves.
+        for file in skipped { records.set(file.record, for: file.name) }
         return evicted
     }
 
