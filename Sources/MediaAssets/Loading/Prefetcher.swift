@@ -18,21 +18,26 @@ public final class Prefetcher: Sendable {
     /// The priority prefetches run at (a live request for the same asset raises the flight it joins).
     public let priority: AssetRequest.Priority
 
-    private struct Running {
+    /// A request queued or running, and the `prefetch(_:)` calls waiting for it.
+    private struct Entry {
         let id: UInt64
-        let task: Task<Void, Never>
+        let request: AssetRequest
+        var task: Task<Void, Never>?
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private struct State {
-        var running: [AssetRequest: Running] = [:]
+        var entries: [AssetRequest: Entry] = [:]
+        /// Requests not started yet, in the order they came (stopped ones are skipped when reached).
+        var queue: [AssetRequest] = []
+        var queueHead = 0
+        var runningCount = 0
         var nextID: UInt64 = 0
         var completed = 0
         var failed = 0
     }
 
     private let state = Mutex(State())
-    /// The per-prefetcher bound, shared by every `start(_:)` and `prefetch(_:)`.
-    private let slots: WorkLimiter
     private let operation: @Sendable (AssetRequest) async throws -> Void
 
     /// Creates a prefetcher of `requests`' bytes into `storageType`'s byte tiers, or of whatever `operation`
@@ -52,21 +57,30 @@ public final class Prefetcher: Sendable {
         self.storageType = storageType
         self.maxConcurrentRequests = max(1, maxConcurrentRequests)
         self.priority = priority
-        self.slots = WorkLimiter(limit: self.maxConcurrentRequests)
         self.operation = operation ?? { request in try await manager.prefetchBytes(request, storageType: storageType) }
     }
 
     /// Queues `requests` and returns at once; a request already queued or running is not queued again.
     public func start(_ requests: [AssetRequest]) {
-        _ = enqueue(requests)
+        enqueue(requests)
     }
 
-    /// Prefetches `requests` (within this prefetcher's bound) and returns when all are done, or stops them
-    /// when the calling task is cancelled.
+    /// Prefetches `requests` (within this prefetcher's bound) and returns when all are done or stopped, or
+    /// stops them when the calling task is cancelled.
     public func prefetch(_ requests: [AssetRequest]) async {
-        let tasks = enqueue(requests)
+        enqueue(requests)
         await withTaskCancellationHandler {
-            for task in tasks { await task.value }
+            for request in requests {
+                let identity = Self.identity(request)
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let waiting = state.withLock { state -> Bool in
+                        guard state.entries[identity] != nil else { return false }
+                        state.entries[identity]!.waiters.append(continuation)
+                        return true
+                    }
+                    if !waiting { continuation.resume() }
+                }
+            }
         } onCancel: {
             stop(requests)
         }
@@ -76,18 +90,22 @@ public final class Prefetcher: Sendable {
     /// request shares goes on for it).
     public func stop(_ requests: [AssetRequest]) {
         let stopped = state.withLock { state in
-            requests.compactMap { state.running.removeValue(forKey: Self.identity($0))?.task }
+            requests.compactMap { state.entries.removeValue(forKey: Self.identity($0)) }
         }
-        for task in stopped { task.cancel() }
+        finish(stopped)
     }
 
     /// Stops every prefetch of this prefetcher.
     public func cancel() {
-        let tasks = state.withLock { state in
-            defer { state.running.removeAll() }
-            return state.running.values.map(\.task)
+        let stopped = state.withLock { state in
+            defer {
+                state.entries.removeAll()
+                state.queue.removeAll()
+                state.queueHead = 0
+            }
+            return Array(state.entries.values)
         }
-        for task in tasks { task.cancel() }
+        finish(stopped)
     }
 
     /// How many prefetches succeeded and failed so far (stopped ones count as neither).
@@ -96,7 +114,7 @@ public final class Prefetcher: Sendable {
     }
 
     /// Prefetches queued or running.
-    public var pendingCount: Int { state.withLock { $0.running.count } }
+    public var pendingCount: Int { state.withLock { $0.entries.count } }
 
     /// A request as this prefetcher tells requests apart: its priority does not matter.
     private static func identity(_ request: AssetRequest) -> AssetRequest {
@@ -105,42 +123,69 @@ public final class Prefetcher: Sendable {
         return identity
     }
 
-    /// Starts a task per request not queued yet; returns the tasks of all `requests`.
-    private func enqueue(_ requests: [AssetRequest]) -> [Task<Void, Never>] {
-        // Each task is recorded under the same lock its own last step takes to forget it, so a prefetch
-        // that finishes at once cannot leave its entry behind.
+    /// Queues the requests not queued yet and starts as many as the bound allows, in the order they came.
+    private func enqueue(_ requests: [AssetRequest]) {
         state.withLock { state in
-            requests.map { request in
+            for request in requests {
                 let identity = Self.identity(request)
-                if let running = state.running[identity] { return running.task }
+                guard state.entries[identity] == nil else { continue }
                 state.nextID += 1
-                let id = state.nextID
-                let task = Task(priority: priority.taskPriority) { [self] in
-                    await run(request, identity: identity, id: id)
-                }
-                state.running[identity] = Running(id: id, task: task)
-                return task
+                state.entries[identity] = Entry(id: state.nextID, request: request)
+                state.queue.append(identity)
             }
+            _startQueued(&state)
+        }
+    }
+
+    /// Starts queued requests while fewer than `maxConcurrentRequests` run. Each task is recorded under the
+    /// lock its own last step takes, so a prefetch that finishes at once cannot leave its entry behind.
+    private func _startQueued(_ state: inout State) {
+        while state.runningCount < maxConcurrentRequests, state.queueHead < state.queue.count {
+            let identity = state.queue[state.queueHead]
+            state.queueHead += 1
+            guard let entry = state.entries[identity], entry.task == nil else { continue }
+            state.runningCount += 1
+            state.entries[identity]!.task = Task(priority: priority.taskPriority) { [self] in
+                await run(entry.request, identity: identity, id: entry.id)
+            }
+        }
+        // The queue's consumed front is dropped once it outweighs the rest: O(1) amortised per request.
+        if state.queueHead > 64, state.queueHead * 2 > state.queue.count {
+            state.queue.removeFirst(state.queueHead)
+            state.queueHead = 0
         }
     }
 
     private func run(_ request: AssetRequest, identity: AssetRequest, id: UInt64) async {
         var succeeded: Bool?
         do {
-            try await LivePriority.$current.withValue(LivePriority(priority)) {
-                try await slots.run { try await operation(request) }
-            }
+            try await LivePriority.$current.withValue(LivePriority(priority)) { try await operation(request) }
             succeeded = true
         } catch {
             if !(error is CancellationError) && !Task.isCancelled { succeeded = false }
         }
-        state.withLock { state in
-            if state.running[identity]?.id == id { state.running[identity] = nil }
-            switch succeeded {
-            case true?: state.completed += 1
-            case false?: state.failed += 1
-            case nil: break
+        let done = state.withLock { state -> Entry? in
+            state.runningCount -= 1
+            var done: Entry?
+            if state.entries[identity]?.id == id {
+                done = state.entries.removeValue(forKey: identity)
+                switch succeeded {
+                case true?: state.completed += 1
+                case false?: state.failed += 1
+                case nil: break
+                }
             }
+            _startQueued(&state)
+            return done
+        }
+        if let done { finish([done]) }
+    }
+
+    /// Cancels the entries' tasks (a finished task's cancel does nothing) and lets their waiters go.
+    private func finish(_ entries: [Entry]) {
+        for entry in entries {
+            entry.task?.cancel()
+            for waiter in entry.waiters { waiter.resume() }
         }
     }
 }

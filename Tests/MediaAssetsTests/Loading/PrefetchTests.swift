@@ -6,6 +6,24 @@ import Testing
 
 @Suite("Prefetcher")
 struct PrefetchTests {
+    @Test func queuedRequestsStartInTheOrderTheyCame() async throws {
+        // Given 64 resources and a prefetcher that runs one prefetch at a time
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let paths = (0..<64).map { "/ordered/\($0).bin" }
+        let urls = paths.map { environment.serve($0, testBytes(count: 1_000)) }
+        let prefetcher = Prefetcher(manager: environment.manager, maxConcurrentRequests: 1)
+
+        // When each is queued by a start call of its own
+        for url in urls { prefetcher.start([AssetRequest(url: url)]) }
+        try await waitUntil("every prefetch done") { prefetcher.counts.completed == 64 }
+
+        // Then the origin saw them one by one in that order (tasks started per request would race for the slot)
+        let starts = paths.map { environment.origin.requests(for: $0).first!.startTime }
+        #expect(starts == starts.sorted())
+        #expect(environment.origin.peakInFlight == 1)
+    }
+
     @Test func neverExceedsItsConcurrencyBound() async throws {
         // Given 24 resources that each take a moment to answer
         let environment = try OriginEnvironment()
