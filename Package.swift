@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MediaAssetsVideo", targets: ["MediaAssetsVideo"]),
         .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
         .library(name: "MediaAssetsRedis", targets: ["MediaAssetsRedis"]),
+        .library(name: "MediaAssetsHTTPServer", targets: ["MediaAssetsHTTPServer"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
         .library(name: "MediaAssetsVideoProxy", targets: ["MediaAssetsVideoProxy"]),
         .executable(name: "demo", targets: ["demo"]),
@@ -35,12 +36,14 @@ let package = Package(
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "MediaAssetsImage", "CZlib"]),
         .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
-        // A loopback proxy through the video caches, on SampleOrigin's HTTP/1.1 core
-        .target(name: "MediaAssetsVideoProxy", dependencies: ["MediaAssets", "MediaAssetsVideo", "SampleOrigin"]),
+        // The HTTP/1.1 server core (loopback, one polling thread, async handlers) of the proxy and the test origin
+        .target(name: "MediaAssetsHTTPServer"),
+        // A loopback proxy through the video caches, on the HTTP/1.1 core
+        .target(name: "MediaAssetsVideoProxy", dependencies: ["MediaAssets", "MediaAssetsVideo", "MediaAssetsHTTPServer"]),
         .target(name: "MediaAssetsRedis", dependencies: ["MediaAssets"]),
 
         // The loopback HTTP origin of the tests and examples, and test support
-        .target(name: "SampleOrigin"),
+        .target(name: "SampleOrigin", dependencies: ["MediaAssetsHTTPServer"]),
         .target(name: "TestSupport", dependencies: ["MediaAssets", "SampleOrigin"], path: "Tests/TestSupport"),
 
         // Benchmarks
@@ -110,7 +113,7 @@ let package = Package(
 
         // Tests
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
-        .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),
+        .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "MediaAssetsHTTPServer", "TestSupport"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
         .testTarget(
             name: "MediaAssetsRedisTests", dependencies: ["MediaAssetsRedis", "MediaAssets", "TestSupport", "SampleOrigin"]
@@ -135,7 +138,7 @@ let package = Package(
             name: "FuzzRegressionTests",
             dependencies: [
                 "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssets", "MediaAssetsVideo", "MediaAssetsVideoProxy",
-                "MediaAssetsRedis", "SampleOrigin",
+                "MediaAssetsRedis", "MediaAssetsHTTPServer",
             ]
         ),
     ],

@@ -5,7 +5,7 @@ import MediaAssetsImage
 import MediaAssetsRedis
 import MediaAssetsVideo
 import MediaAssetsVideoProxy
-import SampleOrigin
+import MediaAssetsHTTPServer
 import Testing
 
 /// Replays every input `Fuzz/run` kept in `Fuzz/Regressions/<target>/` through that target's parser, so a
