@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(
             name: "MediaAssetsVideoProxyTests",
-            dependencies: ["MediaAssetsVideoProxy", "MediaAssetsVideo", "TestSupport", "SampleOrigin"]
+            dependencies: ["MediaAssetsVideoProxy", "MediaAssetsVideo", "MediaAssetsHTTPServer", "TestSupport", "SampleOrigin"]
         ),
         .testTarget(
             name: "MediaAssetsImageTests",

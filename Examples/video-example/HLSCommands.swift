@@ -61,7 +61,7 @@ enum HLSCommands {
         print(proxy.proxyURL(for: source.url).absoluteString)
         ExampleRun.flushStandardOutput()  // a script reading a pipe sees the URL at once
         await waitForTermination()
-        log("video-example: stopping after \(proxy.server.totalRequestCount) proxy requests")
+        log("video-example: stopping after \(proxy.requestCount) proxy requests")
     }
 
     /// Suspends until SIGINT or SIGTERM.

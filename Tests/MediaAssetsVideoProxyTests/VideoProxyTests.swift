@@ -153,7 +153,7 @@ struct ProxyFixture {
         defer { fixture.tearDown() }
 
         // When a path that is not a proxy URL is asked for
-        let url = try #require(URL(string: fixture.proxy.server.baseURL.absoluteString + path))
+        let url = try #require(URL(string: fixture.proxy.baseURL.absoluteString + path))
         let response = try await fixture.get(url)
 
         // Then it is answered 400 and the proxy keeps serving
