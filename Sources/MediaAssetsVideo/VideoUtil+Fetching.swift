@@ -29,7 +29,7 @@ extension VideoUtil {
     /// Runs `body` as the fetch's task (its errors end the fetch) beside the task storing its chunks.
     func launch(_ fetch: RangeFetch, body: @escaping @Sendable () async throws -> Void) {
         fetch.run(
-            Task { [self] in
+            Task {
                 do {
                     try await body()
                     fetch.finish()

@@ -90,17 +90,20 @@ public final class SampleOrigin: Sendable {
     ///   - contentType: sent as `Content-Type`.
     ///   - cacheControl: sent as `Cache-Control` when set, for example `max-age=60` or `no-store`.
     ///   - lastModified: the `Last-Modified` date (whole seconds); now when `nil`.
+    ///   - etag: the strong `ETag` (quotes included); a fresh one of this origin's when `nil`. A fixed one
+    ///     keeps validators the same across origins, as a web server's do for a file.
     public func register(
         _ path: String,
         data: Data,
         contentType: String,
         cacheControl: String? = nil,
-        lastModified: Date? = nil
+        lastModified: Date? = nil,
+        etag: String? = nil
     ) {
         let path = Self.normalized(path)
         let modified = Self.wholeSeconds(lastModified ?? Date())
         state.withLock { state in
-            let etag = state._nextETag(instanceTag: instanceTag, length: data.count)
+            let etag = etag ?? state._nextETag(instanceTag: instanceTag, length: data.count)
             state.resources[path] = OriginResource(
                 data: data, contentType: contentType, cacheControl: cacheControl, lastModified: modified, etag: etag
             )

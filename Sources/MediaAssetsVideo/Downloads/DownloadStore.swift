@@ -15,7 +15,8 @@ import Glibc
 final class DownloadStore: Sendable {
     let root: URL
     private let queue = DispatchQueue(label: "MediaAssets.VideoDownloads.files")
-    private let lockDescriptor: Int32
+    /// The lock file's descriptor; -1 once released.
+    private let lockDescriptor: Mutex<Int32>
 
     static let indexName = "downloads.json"
     static let recordName = "record.json"
@@ -37,10 +38,22 @@ final class DownloadStore: Sendable {
             close(descriptor)
             throw .storageFailed(path: root.path, reason: "another process uses these downloads")
         }
-        lockDescriptor = descriptor
+        lockDescriptor = Mutex(descriptor)
     }
 
-    deinit { close(lockDescriptor) }
+    deinit { releaseLock() }
+
+    /// Lets another manager (in this process or another) open the directory.
+    func releaseLock() {
+        let descriptor = lockDescriptor.withLock { descriptor -> Int32 in
+            defer { descriptor = -1 }
+            return descriptor
+        }
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Whether the lock was released (the manager closed).
+    var isClosed: Bool { lockDescriptor.withLock { $0 < 0 } }
 
     func directory(of id: String) -> URL { root.appendingPathComponent(id, isDirectory: true) }
 
@@ -56,17 +69,22 @@ final class DownloadStore: Sendable {
     // MARK: Index and records
 
     /// The index on disk, or one rebuilt from the downloads' own records when it is missing or damaged
-    /// (then saved); `rebuilt` says which, `dropped` the directories whose record was unreadable too.
+    /// (then saved); `rebuilt` says which, `dropped` the directories no sound record or index names.
     func loadIndex() throws -> (index: DownloadIndex, rebuilt: Bool, dropped: [String]) {
         let url = root.appendingPathComponent(Self.indexName)
-        if let data = try? Data(contentsOf: url), let index = try? DownloadIndex.decode(data) {
-            // An index saved before a download's directory went (a kill mid-removal) lists no ghost.
-            let present = index.downloads.filter { FileManager.default.fileExists(atPath: directory(of: $0.id).path) }
-            if present.count == index.downloads.count { return (index, false, []) }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        if let data = try? Data(contentsOf: url), let index = try? DownloadIndex.decode(data),
+            index.downloads.allSatisfy({ FileManager.default.fileExists(atPath: directory(of: $0.id).path) })
+        {
+            // A directory the index does not name is what a kill in the middle of a removal (or of an
+            // enqueue that never returned) left.
+            let listed = Set(index.downloads.map(\.id))
+            let leftovers = names.filter { DownloadIndex.isValidID($0) && !listed.contains($0) }
+            for name in leftovers { try? FileManager.default.removeItem(at: directory(of: name)) }
+            return (index, false, leftovers)
         }
         var index = DownloadIndex()
         var dropped: [String] = []
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         for name in names.sorted() where DownloadIndex.isValidID(name) {
             let recordURL = file(Self.recordName, of: name)
             if let data = try? Data(contentsOf: recordURL), let record = DownloadIndex.decodeRecord(data),

@@ -4,6 +4,8 @@ import Foundation
 struct DownloadsState {
     var index: DownloadIndex
     var rebuiltIndex = false
+    /// No queued download starts while set (`pauseAll()`).
+    var isPaused = false
     /// The tasks of the downloads fetching now.
     var running: [String: Task<Void, Never>] = [:]
     /// What a stopped download becomes once its task has ended (nil: it is being removed).

@@ -35,6 +35,14 @@ public struct VideoDownload: Sendable, Equatable, Identifiable {
         /// Files the download consists of, when known.
         public var totalFiles: Int?
 
+        /// Creates a progress value.
+        public init(bytesDownloaded: Int, totalBytes: Int?, completedFiles: Int, totalFiles: Int?) {
+            self.bytesDownloaded = bytesDownloaded
+            self.totalBytes = totalBytes
+            self.completedFiles = completedFiles
+            self.totalFiles = totalFiles
+        }
+
         /// The fraction done, when the total is known.
         public var fractionCompleted: Double? {
             if let totalBytes, totalBytes > 0 { return min(1, Double(bytesDownloaded) / Double(totalBytes)) }

@@ -18,12 +18,17 @@ extension VideoDownloads {
         /// Attempts in a row that may fail without any progress before a download fails (each resumes where
         /// the last stopped).
         public var maximumAttempts: Int
+        /// Holds every queued download (also those a previous run left) until `resumeAll()`: for a caller
+        /// that refreshes URLs or tokens with `enqueue` first.
+        public var startsPaused: Bool
 
-        /// Creates a configuration: no quota, 2 downloads and 8 segments at once, 16 MiB ranges, 5 attempts.
+        /// Creates a configuration: no quota, 2 downloads and 8 segments at once, 16 MiB ranges, 5 attempts,
+        /// queued downloads starting at once.
         public init(
             directory: URL, quota: Int? = nil, maximumParallelDownloads: Int = 2, maximumParallelSegments: Int = 8,
-            rangeSize: Int = 16 << 20, maximumAttempts: Int = 5
+            rangeSize: Int = 16 << 20, maximumAttempts: Int = 5, startsPaused: Bool = false
         ) {
+            self.startsPaused = startsPaused
             self.directory = directory
             self.quota = quota
             self.maximumParallelDownloads = maximumParallelDownloads

@@ -35,12 +35,21 @@ extension VideoDownloads {
         while progress.info.map({ progress.offset < $0.length }) ?? true {
             try Task.checkCancellation()
             if let info = progress.info { try reserve(info.length - progress.offset, for: id, url: url) }
-            let before = progress.offset
+            let before = (progress.offset, progress.restarts)
             do {
                 try await fetchNextRange(id, record: record, file: file, progress: &progress)
-                if progress.offset > before { failedAttempts = 0 }
+                if progress.offset > before.0 || progress.restarts > before.1 {
+                    failedAttempts = 0
+                } else {
+                    // An answer that brought nothing (a length that lies low): as good as a failure.
+                    failedAttempts += 1
+                    guard failedAttempts < configuration.maximumAttempts else {
+                        throw VideoDownloadError.unexpectedResponse(
+                            url: url, reason: "\(failedAttempts) answers for bytes \(progress.offset)- brought no byte")
+                    }
+                }
             } catch let error where Self.isRetryable(error) {
-                failedAttempts += progress.offset > before ? 0 : 1
+                failedAttempts += progress.offset > before.0 ? 0 : 1
                 guard failedAttempts < configuration.maximumAttempts else { throw error }
                 try await backOff(attempt: failedAttempts)
             }
@@ -55,6 +64,8 @@ extension VideoDownloads {
     private func fetchNextRange(
         _ id: String, record: DownloadRecord, file: MediaFile, progress: inout ProgressiveProgress
     ) async throws {
+        // The URL and headers as they are now: `enqueue` may have refreshed them.
+        let record = state.withLock { $0._record(id) } ?? record
         let url = record.url
         let start = progress.offset
         let end = progress.info.map { min($0.length, start + configuration.rangeSize) } ?? start + configuration.rangeSize
@@ -82,7 +93,15 @@ extension VideoDownloads {
                 throw VideoDownloadError.unexpectedResponse(
                     url: url, reason: "bytes \(range.lowerBound)-\(range.upperBound - 1) where \(start)- were asked")
             }
-            if progress.info == nil { try await adopt(fresh, id: id, progress: &progress) }
+            if progress.info == nil {
+                try await adopt(fresh, id: id, progress: &progress)
+                do {
+                    try reserve(total - start, for: id, url: url)
+                } catch {
+                    response.body.cancel()
+                    throw error
+                }
+            }
             try await write(response.body, of: id, to: file, skipping: 0, upTo: range.upperBound, progress: &progress)
         case 200:
             let length = head.contentLength
@@ -96,6 +115,12 @@ extension VideoDownloads {
             }
             // New content, or nothing to tell it is not: the whole body, from byte 0.
             try await startOver(id, file: file, info: length == nil ? nil : fresh, progress: &progress)
+            do {
+                try reserve(length ?? 0, for: id, url: url)
+            } catch {
+                response.body.cancel()
+                throw error
+            }
             try await write(response.body, of: id, to: file, skipping: 0, upTo: length ?? .max, progress: &progress)
             if length == nil { try await adopt(VideoUtil.info(of: head, length: progress.offset), id: id, progress: &progress) }
         case 416:

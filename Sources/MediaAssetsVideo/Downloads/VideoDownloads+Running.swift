@@ -6,6 +6,7 @@ extension VideoDownloads {
     func schedule() {
         let started = state.withLock { state -> [(String, Task<Void, Never>)] in
             var started: [(String, Task<Void, Never>)] = []
+            guard !state.isPaused else { return [] }
             for record in state.index.downloads where record.state == .queued && state.running[record.id] == nil {
                 guard state.running.count < configuration.maximumParallelDownloads else { break }
                 let id = record.id

@@ -52,6 +52,7 @@ public final class VideoDownloads: Sendable {
         var state = DownloadsState(index: loaded.index)
         state.rebuiltIndex = loaded.rebuilt
         state.lookup = DownloadLookup(records: loaded.index.downloads, store: store)
+        state.isPaused = configuration.startsPaused
         for record in loaded.index.downloads {
             let usage = store.usage(of: record)
             state.usage[record.id] = usage
@@ -87,6 +88,9 @@ public final class VideoDownloads: Sendable {
 
     /// Queues a download of what `request` names, or returns the one already there (in whatever state).
     ///
+    /// For a download already there, a new URL or new headers (a fresh signed URL, a new token) replace the
+    /// old ones for its next requests.
+    ///
     /// - Parameters:
     ///   - request: the URL and headers (kept with the download, also across restarts).
     ///   - kind: progressive file or HLS stream; by default HLS when the path ends in `.m3u8`.
@@ -97,10 +101,20 @@ public final class VideoDownloads: Sendable {
     public func enqueue(
         _ request: AssetRequest, kind: VideoDownload.Kind? = nil, maximumBandwidth: Int? = nil
     ) throws -> VideoDownload {
+        guard !store.isClosed else { throw VideoDownloadError.storageFailed(path: store.root.path, reason: "closed") }
         let key = manager.cacheKey(for: request).rawValue
         let kind = kind ?? (request.url.pathExtension.lowercased() == "m3u8" ? .hls : .progressive)
-        let (record, isNew) = state.withLock { state -> (DownloadRecord, Bool) in
-            if let existing = state.index.downloads.first(where: { $0.key == key }) { return (existing, false) }
+        let (record, isNew, changed) = state.withLock { state -> (DownloadRecord, Bool, Bool) in
+            if let existing = state.index.downloads.first(where: { $0.key == key }) {
+                guard existing.url != request.url || existing.headers != request.headers else {
+                    return (existing, false, false)
+                }
+                state._update(existing.id) {
+                    $0.url = request.url
+                    $0.headers = request.headers
+                }
+                return (existing, false, true)
+            }
             let id = "d\(state.index.nextNumber)"
             state.index.nextNumber += 1
             let order = (state.index.downloads.map(\.order).max() ?? -1) + 1
@@ -110,8 +124,9 @@ public final class VideoDownloads: Sendable {
                 hls: nil, maximumBandwidth: maximumBandwidth)
             state.index.downloads.append(record)
             state.usage[id] = (0, 0)
-            return (record, true)
+            return (record, true, false)
         }
+        if changed { try saveRecord(record.id) }
         if isNew {
             do {
                 try store.saveRecord(record)
@@ -127,6 +142,29 @@ public final class VideoDownloads: Sendable {
             schedule()
         }
         return state.withLock { snapshot(of: $0._record(record.id) ?? record, $0) }
+    }
+
+    /// Holds every queued download: the running ones stop (queued again, keeping what they fetched) and
+    /// none starts until `resumeAll()`. Returns once they have stopped writing.
+    public func pauseAll() async {
+        let running = state.withLock { state in
+            state.isPaused = true
+            return Array(state.running.keys)
+        }
+        for id in running { await stop(id, becoming: .queued) }
+    }
+
+    /// Lets queued downloads start again after `pauseAll()` (or `Configuration.startsPaused`).
+    public func resumeAll() {
+        state.withLock { $0.isPaused = false }
+        schedule()
+    }
+
+    /// Stops the running downloads (they stay queued on disk, for the next manager to resume) and releases
+    /// the directory; later calls that change downloads throw `VideoDownloadError.storageFailed`.
+    public func close() async {
+        await pauseAll()
+        store.releaseLock()
     }
 
     /// Stops a queued or running download, keeping what it fetched; returns once it has stopped writing.
