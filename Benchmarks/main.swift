@@ -1,6 +1,7 @@
 import Foundation
 
-// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE: internal, one burst row's child process)
+// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE, --video-proxy-child URL DIR: internal, the
+// child processes of the burst and video-proxy rows)
 // --disk-million adds 1,000,000 entries to the disk-scale rows (about a minute to write them).
 // Groups run in order; --filter keeps the groups whose name contains GROUP.
 let arguments = CommandLine.arguments
@@ -11,6 +12,13 @@ func option(_ name: String) -> String? {
 // A burst row's child process (see PipelineBenchmarks.swift).
 if let mode = option("--burst") {
     try await runBurstInThisProcess(mode: mode)
+    exit(0)
+}
+// The proxy of the video-proxy rows, in a process of its own (see VideoProxyBenchmarks.swift).
+if let origin = option("--video-proxy-child"), let index = arguments.firstIndex(of: "--video-proxy-child"),
+    index + 2 < arguments.count
+{
+    try await runVideoProxyChild(origin: origin, cache: arguments[index + 2])
     exit(0)
 }
 
@@ -32,6 +40,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("animation-assets", runAnimationAssetBenchmarks),
     ("video", runVideoBenchmarks),
     ("video-streaming", runVideoStreamingBenchmarks),
+    ("video-proxy", runVideoProxyBenchmarks),
 ]
 
 let table = BenchmarkTable()

@@ -9,7 +9,7 @@ import PackageDescription
 // `targetNames` below.
 let targetNames = [
     "jpeg", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash", "hls-playlist",
-    "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
+    "http-request-head", "proxy-path", "resp-reply", "disk-entry-file", "download-index",
 ]
 
 let package = Package(
@@ -29,6 +29,7 @@ let package = Package(
                 .product(name: "MediaAssetsVideoProxy", package: "MediaAssets"),
                 .product(name: "MediaAssetsRedis", package: "MediaAssets"),
                 .product(name: "SampleOrigin", package: "MediaAssets"),
+                .product(name: "MediaAssetsHTTPServer", package: "MediaAssets"),
             ]
         ),
     ]

@@ -24,7 +24,8 @@ enum DownloadCommand {
         let resumedFrom = queued.progress.bytesDownloaded
         HLSCommands.log(
             "video-example: downloading \(source.description) (\(queued.kind.rawValue)) into \(directory.path)"
-                + (resumedFrom > 0 && queued.state != .completed ? ", resuming after \(Formatting.bytes(resumedFrom))" : ""))
+                + (resumedFrom > 0 && queued.state != .completed
+                    ? ", resuming after \(Formatting.bytes(resumedFrom))" : ""))
         if case .failed = queued.state { try downloads.resume(queued.id) }
         if queued.state == .paused { try downloads.resume(queued.id) }
         downloads.resumeAll()

@@ -111,8 +111,10 @@ public final class HTTPResponseWriter: Sendable {
                 return Outcome(bodyBytesSent: 0, clientClosedEarly: false, connectionReusable: false)
             }
             let response = connection.response
-            let complete = connection.output.isEmpty && response.declaredLength.map { $0 <= response.bodyBytesSent }
-                ?? true
+            let complete =
+                connection.output.isEmpty
+                && response.declaredLength.map { $0 <= response.bodyBytesSent }
+                    ?? true
             return Outcome(
                 bodyBytesSent: response.bodyBytesSent,
                 clientClosedEarly: connection.isBroken && !state.isStopping && !complete,

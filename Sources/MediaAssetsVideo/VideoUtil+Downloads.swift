@@ -42,7 +42,8 @@ struct DownloadedVideo: Sendable {
         let filled = data.withUnsafeMutableBytes { buffer -> Int in
             var done = 0
             while done < buffer.count {
-                let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(range.lowerBound + done))
+                let count = pread(
+                    descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(range.lowerBound + done))
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { break }
                 done += count
@@ -50,7 +51,8 @@ struct DownloadedVideo: Sendable {
             return done
         }
         guard filled == range.count else {
-            throw VideoDownloadError.lengthMismatch(url: file, expected: range.upperBound, actual: range.lowerBound + filled)
+            throw VideoDownloadError.lengthMismatch(
+                url: file, expected: range.upperBound, actual: range.lowerBound + filled)
         }
         return data
     }

@@ -48,7 +48,6 @@ extension VideoUtil {
         }
     }
 
-
     /// Sends the Range request of `fetch`, checks the answer's head and feeds it the body as it arrives.
     private func transfer(_ fetch: RangeFetch, asset: AssetRequest, bytes: Range<Int>) async throws {
         let url = asset.url

@@ -40,7 +40,8 @@ extension VideoUtil {
             try Task.checkCancellation()
             try await beforeWindow()
             let window = start..<min(chunks.upperBound, start + windowChunkCount)
-            try await readWindow(window, asset: asset, key: key, resource: resource, layout: layout, bytes: bytes,
+            try await readWindow(
+                window, asset: asset, key: key, resource: resource, layout: layout, bytes: bytes,
                 deliver: deliver)
             start = window.upperBound
         }
@@ -84,7 +85,8 @@ extension VideoUtil {
             case .cached(let data)?:
                 try await deliver(Self.clip(data, chunkBytes: layout.byteRange(ofChunk: index), to: bytes))
             case .fetch(let fetch)?:
-                try await deliverFromFetch(fetch, bytes: wanted, chunk: (index, layout, asset, resource),
+                try await deliverFromFetch(
+                    fetch, bytes: wanted, chunk: (index, layout, asset, resource),
                     deliver: deliver)
             case nil:
                 throw VideoError.shortBody(url: asset.url, expected: wanted, receivedBytes: 0)
@@ -133,8 +135,11 @@ extension VideoUtil {
                 try await deliver(data)
                 position += data.count
             case .stored:
-                guard let chunk else { throw VideoError.shortBody(url: URL(fileURLWithPath: "/"), expected: bytes,
-                    receivedBytes: position - bytes.lowerBound) }
+                guard let chunk else {
+                    throw VideoError.shortBody(
+                        url: URL(fileURLWithPath: "/"), expected: bytes,
+                        receivedBytes: position - bytes.lowerBound)
+                }
                 let rest = position..<bytes.upperBound
                 try await deliverStoredChunk(chunk.index, bytes: rest, fetch: fetch, chunk: chunk, deliver: deliver)
                 return

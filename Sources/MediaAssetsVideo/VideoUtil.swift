@@ -70,8 +70,12 @@ public final class VideoUtil: Sendable {
     /// - Throws: `VideoError.invalidRange` for an empty range or one starting outside the resource; other
     ///   `VideoError`s for responses that do not fit; `CancellationError`.
     public func data(for request: AssetRequest, range: Range<Int>) async throws -> Data {
-        if let local = downloadedFile(for: request) { return try await local.data(clamped(range, url: request.url,
-            length: local.info.length)) }
+        if let local = downloadedFile(for: request) {
+            return try await local.data(
+                clamped(
+                    range, url: request.url,
+                    length: local.info.length))
+        }
         var attempt = 0
         while true {
             attempt += 1
@@ -186,7 +190,8 @@ public final class VideoUtil: Sendable {
                 throw VideoError.resourceChanged(url: request.url)  // it shrank under the stream
             }
             do {
-                try await read(asset: request, key: key, resource: resource, bytes: bytes, beforeWindow: waitForDemand) {
+                try await read(asset: request, key: key, resource: resource, bytes: bytes, beforeWindow: waitForDemand)
+                {
                     channel.send($0)
                     delivered = true
                 }

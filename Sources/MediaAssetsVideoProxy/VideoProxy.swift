@@ -94,7 +94,8 @@ public final class VideoProxy: Sendable {
                     return await Self.text(501, "this proxy serves no HLS (it has no HLSUtil)", writer: writer)
                 }
                 let body = try await playlist(target.origin, hls: hls)
-                try await Self.send(body, request: request, contentType: "application/vnd.apple.mpegurl",
+                try await Self.send(
+                    body, request: request, contentType: "application/vnd.apple.mpegurl",
                     ranged: false, writer: writer)
             case .resource:
                 guard let hls else {
@@ -102,7 +103,8 @@ public final class VideoProxy: Sendable {
                 }
                 let resource = HLSResource(uri: target.origin, byteRange: target.byteRange)
                 let data = try await hls.data(for: resource)
-                try await Self.send(data, request: request, contentType: resource.contentType, ranged: true,
+                try await Self.send(
+                    data, request: request, contentType: resource.contentType, ranged: true,
                     writer: writer)
             }
         } catch {

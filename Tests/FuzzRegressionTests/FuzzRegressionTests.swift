@@ -1,11 +1,11 @@
 import Foundation
 import MediaAssets
 import MediaAssetsAnimation
+import MediaAssetsHTTPServer
 import MediaAssetsImage
 import MediaAssetsRedis
 import MediaAssetsVideo
 import MediaAssetsVideoProxy
-import MediaAssetsHTTPServer
 import Testing
 
 /// Replays every input `Fuzz/run` kept in `Fuzz/Regressions/<target>/` through that target's parser, so a
@@ -30,6 +30,7 @@ struct FuzzRegressionTests {
         "hls-playlist": fuzzHLSPlaylist,
         "http-request-head": fuzzHTTPRequestHead,
         "proxy-path": fuzzVideoProxyPath,
+        "download-index": fuzzVideoDownloadIndex,
         "resp-reply": fuzzRESPReply,
         "disk-entry-file": { data in
             fuzzDiskEntryFile(data)
@@ -71,7 +72,7 @@ struct FuzzRegressionTests {
         "every kept input parses without crashing",
         arguments: [
             "jpeg", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash",
-            "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
+            "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file", "download-index",
         ]
     )
     func replaysInputs(target: String) throws {

@@ -166,7 +166,9 @@ struct ProxyMemoryTests {
         let url = environment.serve("/large.mp4", source, contentType: "video/mp4")
         let process = Process()
         process.executableURL = HelperProcess.binDirectory.appendingPathComponent("video-example")
-        process.arguments = [url.absoluteString, "--proxy", "--cache", environment.directory.appending("proxy-cache").path]
+        process.arguments = [
+            url.absoluteString, "--proxy", "--cache", environment.directory.appending("proxy-cache").path,
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -121,7 +121,9 @@ public final class AssetsManager: Sendable {
     /// Returns the cached entries for `keys` in order (`nil` for each miss) without fetching: results still
     /// being written first, then the backend, which reads the rest in one go where it can.
     public func cachedEntries(forKeys keys: [CacheKey], storageType: StorageType) async throws -> [CacheEntry?] {
-        var entries = keys.map { pendingWrites.entry(for: .init(storageType: storageType, key: $0), includingUnvalidated: false) }
+        var entries = keys.map {
+            pendingWrites.entry(for: .init(storageType: storageType, key: $0), includingUnvalidated: false)
+        }
         let missing = entries.indices.filter { entries[$0] == nil }
         guard !missing.isEmpty else { return entries }
         let stored = try await backend(for: storageType).entries(forKeys: missing.map { keys[$0] })

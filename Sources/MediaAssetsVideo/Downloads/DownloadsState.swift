@@ -44,7 +44,9 @@ struct DownloadLookup {
         for record in records where record.state == .completed {
             switch record.kind {
             case .progressive:
-                if let info = record.info { progressive[record.key] = (store.file(record.fileName, of: record.id), info) }
+                if let info = record.info {
+                    progressive[record.key] = (store.file(record.fileName, of: record.id), info)
+                }
             case .hls:
                 for file in record.hls?.files ?? [] { hlsResources[file.key] = store.file(file.name, of: record.id) }
                 for (key, name) in record.hls?.playlists ?? [:] { hlsPlaylists[key] = store.file(name, of: record.id) }

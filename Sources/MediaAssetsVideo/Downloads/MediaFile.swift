@@ -33,7 +33,8 @@ final class MediaFile: @unchecked Sendable {
             try piece.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws in
                 var written = 0
                 while written < bytes.count {
-                    let count = pwrite(descriptor, bytes.baseAddress! + written, bytes.count - written,
+                    let count = pwrite(
+                        descriptor, bytes.baseAddress! + written, bytes.count - written,
                         off_t(position + written))
                     if count < 0, errno == EINTR { continue }
                     guard count > 0 else { throw failure() }

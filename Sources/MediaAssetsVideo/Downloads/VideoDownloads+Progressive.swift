@@ -56,7 +56,9 @@ extension VideoDownloads {
         }
         let info = progress.info ?? VideoContentInfo(length: progress.offset)
         let size = try await store.run { try file.size() }
-        guard size == info.length else { throw VideoDownloadError.lengthMismatch(url: url, expected: info.length, actual: size) }
+        guard size == info.length else {
+            throw VideoDownloadError.lengthMismatch(url: url, expected: info.length, actual: size)
+        }
         try await store.run { try file.synchronize() }
     }
 
@@ -68,11 +70,14 @@ extension VideoDownloads {
         let record = state.withLock { $0._record(id) } ?? record
         let url = record.url
         let start = progress.offset
-        let end = progress.info.map { min($0.length, start + configuration.rangeSize) } ?? start + configuration.rangeSize
+        let end =
+            progress.info.map { min($0.length, start + configuration.rangeSize) } ?? start + configuration.rangeSize
         var request = URLRequest(url: url)
         for (name, value) in record.headers { request.setValue(value, forHTTPHeaderField: name) }
         request.setValue("bytes=\(start)-\(end - 1)", forHTTPHeaderField: "Range")
-        if start > 0, let validator = progress.info?.rangeValidator { request.setValue(validator, forHTTPHeaderField: "If-Range") }
+        if start > 0, let validator = progress.info?.rangeValidator {
+            request.setValue(validator, forHTTPHeaderField: "If-Range")
+        }
         let response = try await manager.stream(request)
         let head = response.head
         switch head.statusCode {
@@ -110,7 +115,8 @@ extension VideoDownloads {
                 info.etag != nil || info.lastModified != nil
             {
                 // The same resource from a server ignoring Range: what is on disk is skipped.
-                try await write(response.body, of: id, to: file, skipping: start, upTo: info.length, progress: &progress)
+                try await write(
+                    response.body, of: id, to: file, skipping: start, upTo: info.length, progress: &progress)
                 return
             }
             // New content, or nothing to tell it is not: the whole body, from byte 0.
@@ -122,7 +128,9 @@ extension VideoDownloads {
                 throw error
             }
             try await write(response.body, of: id, to: file, skipping: 0, upTo: length ?? .max, progress: &progress)
-            if length == nil { try await adopt(VideoUtil.info(of: head, length: progress.offset), id: id, progress: &progress) }
+            if length == nil {
+                try await adopt(VideoUtil.info(of: head, length: progress.offset), id: id, progress: &progress)
+            }
         case 416:
             response.body.cancel()
             if let info = progress.info, start >= info.length { return }

@@ -116,13 +116,16 @@ extension VideoDownloads {
     func notify(_ id: String) {
         let (download, observers, waiters) = state.withLock { state in
             guard let record = state._record(id) else {
-                return (VideoDownload?.none, [AsyncStream<VideoDownload>.Continuation](),
-                    [CheckedContinuation<VideoDownload, Error>]())
+                return (
+                    VideoDownload?.none, [AsyncStream<VideoDownload>.Continuation](),
+                    [CheckedContinuation<VideoDownload, Error>]()
+                )
             }
             let download = snapshot(of: record, state)
             let isFinal = Self.isFinal(download.state)
-            let observers = Array((isFinal ? state.observers.removeValue(forKey: id) : state.observers[id])?.values
-                ?? [:].values)
+            let observers = Array(
+                (isFinal ? state.observers.removeValue(forKey: id) : state.observers[id])?.values
+                    ?? [:].values)
             let waiters = isFinal ? Array(state.waiters.removeValue(forKey: id)?.values ?? [:].values) : []
             return (download, observers, waiters)
         }

@@ -250,7 +250,9 @@ public final class VideoDownloads: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<VideoDownload, Error>) in
                 let outcome = state.withLock { state -> Result<VideoDownload, Error>? in
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    guard let record = state._record(id) else { return .failure(VideoDownloadError.unknownDownload(id: id)) }
+                    guard let record = state._record(id) else {
+                        return .failure(VideoDownloadError.unknownDownload(id: id))
+                    }
                     let download = snapshot(of: record, state)
                     switch download.state {
                     case .completed: return .success(download)

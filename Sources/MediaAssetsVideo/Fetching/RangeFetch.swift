@@ -210,7 +210,8 @@ final class RangeFetch: Sendable {
                             newBuffers.append((index, made))
                             return made
                         }()
-                    buffer.copy(UnsafeRawBufferPointer(rebasing: whole[consumed..<(consumed + take)]),
+                    buffer.copy(
+                        UnsafeRawBufferPointer(rebasing: whole[consumed..<(consumed + take)]),
                         to: position - segment.lowerBound)
                     if position + take == segment.upperBound, stores, segment == layout.byteRange(ofChunk: index) {
                         completed.append((index, buffer))

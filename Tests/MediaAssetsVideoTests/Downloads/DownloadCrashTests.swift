@@ -68,7 +68,8 @@ struct DownloadCrashTests {
             // Then each run asked for the bytes from where the last one stopped
             let first = try #require(environment.origin.requests(for: "/kill.mp4").first)
             let start = before == 0 ? "bytes=0-" : "bytes=\(before)-"
-            #expect(first.headers["range"]?.hasPrefix(start) == true, "\(first.headers["range"] ?? "-") after \(before)")
+            #expect(
+                first.headers["range"]?.hasPrefix(start) == true, "\(first.headers["range"] ?? "-") after \(before)")
             #expect(try Data(contentsOf: media) == source.prefix(after), "what is on disk is the source's head")
         }
 

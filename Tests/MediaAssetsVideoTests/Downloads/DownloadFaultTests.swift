@@ -12,7 +12,8 @@ import Testing
         // Given a 512 KiB file fetched 128 KiB a request, the origin gated after its first range
         let fixture = try DownloadsFixture(rangeSize: 128 << 10)
         defer { fixture.tearDown() }
-        let url = fixture.environment.serve("/changing.mp4", testBytes(count: 512 << 10, seed: 41),
+        let url = fixture.environment.serve(
+            "/changing.mp4", testBytes(count: 512 << 10, seed: 41),
             behavior: .init(gated: true))
         let download = try fixture.downloads.enqueue(AssetRequest(url: url))
         try await fixture.origin.waitForInFlight(path: "/changing.mp4", count: 1)
@@ -103,8 +104,10 @@ import Testing
             #expect(try Data(contentsOf: done.localURL) == source)
         case .failure(let error):
             #expect(offset < 0)
-            #expect(error as? VideoDownloadError == .unexpectedResponse(
-                url: url, reason: "2 answers for bytes 49900- brought no byte"))
+            #expect(
+                error as? VideoDownloadError
+                    == .unexpectedResponse(
+                        url: url, reason: "2 answers for bytes 49900- brought no byte"))
             #expect(downloads.download(id: download.id)?.progress.bytesDownloaded == 49_900)
             let video = VideoUtil(manager: environment.manager, downloads: downloads)
             environment.origin.resetLog()
@@ -127,7 +130,9 @@ import Testing
 
         // When it is downloaded (the first range, at byte 0, is answered right; the next ones are shifted)
         let download = try downloads.enqueue(AssetRequest(url: url))
-        let error = await #expect(throws: VideoDownloadError.self) { try await downloads.waitUntilFinished(download.id) }
+        let error = await #expect(throws: VideoDownloadError.self) {
+            try await downloads.waitUntilFinished(download.id)
+        }
 
         // Then the error names the bytes the server sent where others were asked, and only the first range
         // is on disk

@@ -19,7 +19,8 @@ struct DownloadsFixture {
     ) throws {
         environment = try OriginEnvironment()
         cacheDirectory = diskSizeLimit == 512 << 20 ? nil : try TemporaryDirectory("DownloadsCache")
-        let manager = try cacheDirectory.map { try AssetsManager.forTesting(directory: $0, diskSizeLimit: diskSizeLimit) }
+        let manager =
+            try cacheDirectory.map { try AssetsManager.forTesting(directory: $0, diskSizeLimit: diskSizeLimit) }
             ?? environment.manager
         downloads = try VideoDownloads(
             manager: manager,

@@ -74,7 +74,9 @@ import Testing
         // Then the lower variant and the audio were downloaded under a local master, and the live stream
         // failed saying why
         #expect(done.localURL.lastPathComponent == "index.m3u8")
-        #expect(fixture.origin.requestCount(for: "/m/v0/seg0.ts") == 1 && fixture.origin.requestCount(for: "/m/v1/seg0.ts") == 0)
+        #expect(
+            fixture.origin.requestCount(for: "/m/v0/seg0.ts") == 1
+                && fixture.origin.requestCount(for: "/m/v1/seg0.ts") == 0)
         #expect(fixture.origin.requestCount(for: "/m/audio/seg0.aac") == 1)
         #expect(error == .notDownloadable(url: live, reason: "it is not a VOD (EXT-X-ENDLIST) playlist"))
     }

@@ -26,12 +26,16 @@ import Testing
         // progress, and If-Range on every request after the first
         #expect(done.state == .completed && done.kind == .progressive)
         #expect(try Data(contentsOf: done.localURL) == source)
-        #expect(done.progress == .init(bytesDownloaded: source.count, totalBytes: source.count, completedFiles: 0,
-            totalFiles: nil))
+        #expect(
+            done.progress
+                == .init(
+                    bytesDownloaded: source.count, totalBytes: source.count, completedFiles: 0,
+                    totalFiles: nil))
         let requests = fixture.origin.requests(for: "/film.mp4")
-        #expect(requests.compactMap { $0.headers["range"] } == [
-            "bytes=0-262143", "bytes=262144-524287", "bytes=524288-786431", "bytes=786432-1048575",
-        ])
+        #expect(
+            requests.compactMap { $0.headers["range"] } == [
+                "bytes=0-262143", "bytes=262144-524287", "bytes=524288-786431", "bytes=786432-1048575",
+            ])
         #expect(requests.dropFirst().allSatisfy { $0.headers["if-range"] == fixture.origin.etag(for: "/film.mp4") })
         let progress = seen.withLock { $0 }
         #expect(progress == progress.sorted() && progress.last == source.count)
