@@ -218,6 +218,7 @@ private struct BenchmarkOrigin {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: nginx)
         process.arguments = ["-p", prefix.path, "-c", configurationFile.path, "-e", prefix.path + "/error.log"]
+        process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         let url = URL(string: "http://127.0.0.1:\(port)/\(file.lastPathComponent)")!
@@ -231,7 +232,10 @@ private struct BenchmarkOrigin {
             throw BenchmarkFailure("nginx did not start (see \(prefix.path)/error.log)")
         }
         return BenchmarkOrigin(name: "nginx", url: url) {
-            process.terminate()
+            // Without a master process nginx may sit out SIGTERM; it gets a moment, then SIGKILL.
+            kill(process.processIdentifier, SIGQUIT)
+            for _ in 0..<100 where process.isRunning { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
     }

@@ -71,10 +71,9 @@ public final class VideoUtil: Sendable {
     ///   `VideoError`s for responses that do not fit; `CancellationError`.
     public func data(for request: AssetRequest, range: Range<Int>) async throws -> Data {
         if let local = downloadedFile(for: request) {
-            return try await local.data(
-                clamped(
-                    range, url: request.url,
-                    length: local.info.length))
+            let data = try await local.data(clamped(range, url: request.url, length: local.info.length))
+            state.withLock { $0.statistics.bytesServedFromDownloads += data.count }
+            return data
         }
         var attempt = 0
         while true {
@@ -174,8 +173,9 @@ public final class VideoUtil: Sendable {
         }
         if let local = downloadedFile(for: request) {
             let bytes = try clamped(range, url: request.url, length: local.info.length)
-            return try await local.read(bytes, windowSize: windowBytes, beforeWindow: waitForDemand) {
-                channel.send($0)
+            return try await local.read(bytes, windowSize: windowBytes, beforeWindow: waitForDemand) { piece in
+                state.withLock { $0.statistics.bytesServedFromDownloads += piece.count }
+                channel.send(piece)
             }
         }
         var attempt = 0

@@ -36,7 +36,9 @@ public final class VideoProxy: Sendable {
         self.video = video
         self.hls = hls
         let reference = ProxyReference()
-        server = HTTPServer(configuration: .init(maximumConnections: maximumConnections)) { request, writer in
+        // 1 MiB of output queued per connection keeps the socket busy between two pieces of a window.
+        let configuration = HTTPServer.Configuration(maximumConnections: maximumConnections, writeBufferSize: 1 << 20)
+        server = HTTPServer(configuration: configuration) { request, writer in
             await reference.proxy?.respond(to: request, writer: writer)
         }
         reference.set(self)

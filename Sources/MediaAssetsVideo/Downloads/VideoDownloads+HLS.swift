@@ -21,8 +21,8 @@ extension VideoDownloads {
         try await hls.downloadFiles(
             files.map { ($0.resource, $0.name) }, into: store.directory(of: id), headers: record.headers,
             parallelism: configuration.maximumParallelSegments,
-            beforeWrite: { [self] bytes in try checkQuota(bytes, for: id, url: url) },
-            completed: { [self] bytes in if bytes > 0 { recordProgress(id, bytes: bytes, files: 1) } })
+            beforeWrite: { [self] bytes in try claim(bytes, for: id, url: url) },
+            completed: { [self] _ in notify(id) })
     }
 
     /// Reads the stream's playlists, writes their text and the local playlists into the download's

@@ -158,27 +158,32 @@ extension VideoDownloads {
         state.withLock { $0.usage[id] = (bytes, 0) }
     }
 
-    /// Checks that `bytes` more for `id` fit the quota, and holds them for it while it runs.
+    /// Checks that `bytes` more for `id` fit the quota, and holds them for it while it runs (a progressive
+    /// download's rest, once its length is known).
     func reserve(_ bytes: Int, for id: String, url: URL) throws {
-        guard let quota = configuration.quota else { return }
         try state.withLock { state throws(VideoDownloadError) in
-            let used = state.usage.values.reduce(0) { $0 + $1.bytes }
-            let heldByOthers = state.reserved.filter { $0.key != id }.values.reduce(0, +)
-            let available = max(0, quota - used - heldByOthers)
-            guard bytes <= available else { throw .quotaExceeded(url: url, needed: bytes, available: available) }
+            try _checkQuota(bytes, for: id, url: url, state)
             state.reserved[id] = bytes
         }
     }
 
-    /// Checks that a file of `bytes` for `id` fits the quota now.
-    func checkQuota(_ bytes: Int, for id: String, url: URL) throws {
-        guard let quota = configuration.quota else { return }
+    /// Counts a file of `bytes` for `id` (an HLS segment about to be written) as used, if it fits the quota:
+    /// files written side by side never pass it together.
+    func claim(_ bytes: Int, for id: String, url: URL) throws {
         try state.withLock { state throws(VideoDownloadError) in
-            let used = state.usage.values.reduce(0) { $0 + $1.bytes }
-            let heldByOthers = state.reserved.filter { $0.key != id }.values.reduce(0, +)
-            let available = max(0, quota - used - heldByOthers)
-            guard bytes <= available else { throw .quotaExceeded(url: url, needed: bytes, available: available) }
+            try _checkQuota(bytes, for: id, url: url, state)
+            let usage = state.usage[id] ?? (0, 0)
+            state.usage[id] = (usage.bytes + bytes, usage.files + 1)
         }
+    }
+
+    private func _checkQuota(_ bytes: Int, for id: String, url: URL, _ state: DownloadsState) throws(VideoDownloadError)
+    {
+        guard let quota = configuration.quota else { return }
+        let used = state.usage.values.reduce(0) { $0 + $1.bytes }
+        let heldByOthers = state.reserved.filter { $0.key != id }.values.reduce(0, +)
+        let available = max(0, quota - used - heldByOthers)
+        guard bytes <= available else { throw .quotaExceeded(url: url, needed: bytes, available: available) }
     }
 
     /// The public snapshot of a record.

@@ -81,3 +81,29 @@ import Testing
         #expect(error == .notDownloadable(url: live, reason: "it is not a VOD (EXT-X-ENDLIST) playlist"))
     }
 }
+
+@Suite struct HLSDownloadQuotaTests {
+    @Test func segmentsWrittenSideBySideNeverPassTheQuotaTogether() async throws {
+        // Given a quota of 40 KiB and a stream of 12 segments of 4 KiB (a 16-byte key, a 4 KiB init section)
+        let fixture = try DownloadsFixture(quota: 40 << 10)
+        defer { fixture.tearDown() }
+        let stream = fixture.origin.registerHLSStream(at: "/quota", segments: 12)
+
+        // When it is downloaded, 8 files at a time
+        let download = try fixture.downloads.enqueue(AssetRequest(url: fixture.origin.url(for: stream.variantPaths[0])))
+        let error = await #expect(throws: VideoDownloadError.self) {
+            try await fixture.downloads.waitUntilFinished(download.id)
+        }
+
+        // Then it fails on the quota, with no more on disk than the quota allows
+        guard case .quotaExceeded(_, let needed, let available)? = error else {
+            Issue.record("unexpected error \(String(describing: error))")
+            return
+        }
+        #expect(needed == 4_096 && available < needed)
+        #expect(fixture.downloads.bytesUsed <= 40 << 10)
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: fixture.directory.appendingPathComponent(download.id).path)
+        #expect(files.filter { $0.hasSuffix(".ts") }.count == 8)
+    }
+}

@@ -49,6 +49,7 @@ import Testing
         for try await piece in video.stream(for: url, range: 0..<source.count) { streamed.append(piece) }
         #expect(streamed == source)
         #expect(fixture.origin.totalRequestCount == 0)
+        #expect(video.statistics.bytesServedFromDownloads == 2 * source.count - 1_000)
     }
 
     @Test func aResourceLargerThanTheCacheBudgetIsKeptAndImagesFillingTheCacheNeverEvictIt() async throws {
