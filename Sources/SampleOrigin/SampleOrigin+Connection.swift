@@ -55,8 +55,10 @@ extension SampleOrigin {
     ) async {
         // Recorded before the head goes out, so a client holding the response always finds the status logged.
         state.withLock { $0._updateRecord(admission.ticket) { $0.status = plan.status } }
-        let outcome = await ResponseSending(plan: plan, behavior: admission.behavior, writer: writer, bandwidth: bandwidth)
-            .send(includingBody: request.method != "HEAD")
+        let outcome = await ResponseSending(
+            plan: plan, behavior: admission.behavior, writer: writer, bandwidth: bandwidth
+        )
+        .send(includingBody: request.method != "HEAD")
         let endTime = Date()
         state.withLock { state in
             // Writes fail at stop() too; that is not the client hanging up.

@@ -16,7 +16,12 @@ final class RawStreamingClient: @unchecked Sendable {
     }
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = try Self.connectedSocket(port: port)
+    }
+
+    /// Opens and connects a socket; on failure it is closed here, as `deinit` never sees it.
+    private static func connectedSocket(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -30,6 +35,7 @@ final class RawStreamingClient: @unchecked Sendable {
             close(fd)
             throw Failure(description: "connect failed: errno \(errno)")
         }
+        return fd
     }
 
     deinit { close(fd) }

@@ -121,7 +121,7 @@ extension HLSUtil {
     ) async throws {
         var pending = files[...]
         var firstError: Error?
-        try await withThrowingTaskGroup(of: Int.self) { group in
+        await withThrowingTaskGroup(of: Int.self) { group in
             func startNext() -> Bool {
                 guard firstError == nil, let (resource, name) = pending.popFirst() else { return false }
                 let path = directory.appendingPathComponent(name)

@@ -41,24 +41,24 @@ struct DownloadCrashTests {
     }
 
     @Test func aDownloadKilledThreeTimesResumesFromWhatIsOnDiskAndEndsByteExact() async throws {
-        // Given a 24 MiB file on a throttled origin (about 10 MiB/s)
+        // Given a 32 MiB file on a throttled origin (about 5 MiB/s)
         let environment = try OriginEnvironment()
         defer { environment.tearDown() }
-        let source = testBytes(count: 24 << 20, seed: 61)
-        let throttle = SampleOrigin.Behavior.Throttle(pieceSize: 256 << 10, delay: .milliseconds(25))
+        let source = testBytes(count: 32 << 20, seed: 61)
+        let throttle = SampleOrigin.Behavior.Throttle(pieceSize: 128 << 10, delay: .milliseconds(25))
         let url = environment.serve("/kill.mp4", source, contentType: "video/mp4", behavior: .init(throttle: throttle))
         let directory = environment.directory.url.appendingPathComponent("downloads")
         let cache = environment.directory.url.appendingPathComponent("example-cache")
         let media = directory.appendingPathComponent("d1/media.mp4")
 
-        // When the download is killed with SIGKILL three times, each time past more bytes
+        // When the download is killed with SIGKILL three times, each run once it has written 2 MiB more
         var killedAt: [Int] = []
-        for threshold in [3 << 20, 9 << 20, 15 << 20] {
+        for _ in 0..<3 {
             let before = Self.size(of: media)
             environment.origin.resetLog()
             let (process, exit) = try Self.startDownload(url, into: directory, cache: cache)
-            try await waitUntil("the download to pass \(threshold) bytes") {
-                Self.size(of: media) >= threshold || exit.hasExited
+            try await waitUntil("the download to pass \(before + (2 << 20)) bytes") {
+                Self.size(of: media) >= before + (2 << 20) || exit.hasExited
             }
             kill(process.processIdentifier, SIGKILL)
             _ = await Self.exitStatus(of: exit)
