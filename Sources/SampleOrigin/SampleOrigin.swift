@@ -26,7 +26,7 @@ import Synchronization
 /// ```
 ///
 /// What each part offers:
-/// - Content: ``register(_:data:contentType:cacheControl:lastModified:)``, ``replace(_:data:)`` (new ETag and
+/// - Content: ``register(_:data:contentType:cacheControl:lastModified:etag:)``, ``replace(_:data:)`` (new ETag and
 ///   Last-Modified), ``unregister(_:)``; unknown paths get 404. A request's query is ignored unless a path was
 ///   registered with that exact query.
 /// - HTTP: GET and HEAD (other methods get 405); keep-alive and pipelining, `Connection: close` honoured;
