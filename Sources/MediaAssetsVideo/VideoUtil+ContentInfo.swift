@@ -102,6 +102,18 @@ extension VideoUtil {
         let head = 0..<configuration.chunkSize
         let url = asset.url
         let response = try await send(rangeRequest(asset, bytes: head, info: nil), url: url, range: head)
+        do {
+            return try await learn(from: response, key: key, url: url, head: head)
+        } catch {
+            response.body.cancel()  // an answer that does not fit is not read
+            throw error
+        }
+    }
+
+    /// What the first answer tells of the resource; its body goes on to readers and the store.
+    private func learn(
+        from response: StreamedResponse, key: CacheKey, url: URL, head: Range<Int>
+    ) async throws -> VideoContentInfo {
         switch response.head.statusCode {
         case 206:
             let header = response.head.header("content-range")

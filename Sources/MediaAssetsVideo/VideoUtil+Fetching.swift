@@ -54,18 +54,38 @@ extension VideoUtil {
         let info = fetch.info
         let response = try await send(rangeRequest(asset, bytes: bytes, info: info), url: url, range: bytes)
         let head = response.head
+        // A body that will not be read is cancelled at once, not left to arrive for nobody.
+        let changed: Bool
+        do {
+            changed = try await checkHead(head, of: fetch, bytes: bytes, url: url)
+        } catch {
+            response.body.cancel()
+            throw error
+        }
+        if changed {
+            // The resource changed: the body is the new content, stored by a fetch readers starting over join.
+            await replace(fetch.key, old: info, with: head, body: response.body, asset: asset)
+            throw ReadRestart()
+        }
+        try await feed(fetch, from: response.body, url: url, requested: bytes)
+    }
+
+    /// Checks the head of a fetch's answer: a fitting 206, or a 200 that repeats the resource (false) or is
+    /// a new version of it (true).
+    private func checkHead(_ head: ResponseHead, of fetch: RangeFetch, bytes: Range<Int>, url: URL) async throws -> Bool
+    {
+        let info = fetch.info
         switch head.statusCode {
         case 206:
             try await checkPartial(head, url: url, key: fetch.key, expected: bytes, info: info)
+            return false
         case 200:
             // Without a Content-Length (a chunked body) only the validators can tell a change.
             let fresh = Self.info(of: head, length: head.contentLength ?? info.length)
-            if info.isDifferent(from: fresh) {
-                await replace(fetch.key, old: info, with: head, body: response.body, asset: asset)
-                throw ReadRestart()
-            }
+            if info.isDifferent(from: fresh) { return true }
             // A server ignoring Range: the whole body comes; the bytes asked are cut from it, the rest stored.
             fetch.begin(span: 0..<info.length, keep: bytes)
+            return false
         case 416:
             await invalidate(key: fetch.key, old: info)
             throw ReadRestart()
@@ -73,7 +93,6 @@ extension VideoUtil {
             throw VideoError.fetchFailed(
                 url: url, range: bytes, underlying: .httpStatus(code: head.statusCode, url: url))
         }
-        try await feed(fetch, from: response.body, url: url, requested: bytes)
     }
 
     /// Feeds `body` to `fetch` until it has what it needs; checks that nothing is missing.
@@ -145,10 +164,16 @@ extension VideoUtil {
         _ key: CacheKey, old: VideoContentInfo, with head: ResponseHead, body: ResponseBody, asset: AssetRequest
     ) async {
         await invalidate(key: key, old: old)
-        guard let length = head.contentLength else { return }
+        guard let length = head.contentLength else {
+            body.cancel()  // of unknown length: the read starting over probes the new content
+            return
+        }
         let info = Self.info(of: head, length: length)
         let resource = await adopt(info, key: key)
-        guard resource.isCacheable, length > 0 else { return }
+        guard resource.isCacheable, length > 0 else {
+            body.cancel()
+            return
+        }
         let layout = ChunkLayout(chunkSize: configuration.chunkSize, length: length)
         let fetch = makeFetch(key: key, info: info, layout: layout, bytes: 0..<length, stores: true, isDetached: true)
         fetch.begin(span: 0..<length, keep: 0..<0)
