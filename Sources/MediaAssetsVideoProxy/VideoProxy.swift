@@ -36,8 +36,11 @@ public final class VideoProxy: Sendable {
         self.video = video
         self.hls = hls
         let reference = ProxyReference()
-        // 1 MiB of output queued per connection keeps the socket busy between two pieces of a window.
-        let configuration = HTTPServer.Configuration(maximumConnections: maximumConnections, writeBufferSize: 1 << 20)
+        // 1 MiB of output queued per connection keeps the socket busy between two pieces of a window. Answers
+        // run where the util's readers run (the pool): each piece is written without a hop to the server's
+        // thread, which only waits for slow sockets (the warm 256 MiB row: 1.8x nginx rather than 2.5x).
+        let configuration = HTTPServer.Configuration(
+            maximumConnections: maximumConnections, writeBufferSize: 1 << 20, runsHandlersOnServerThread: false)
         server = HTTPServer(configuration: configuration) { request, writer in
             await reference.proxy?.respond(to: request, writer: writer)
         }
