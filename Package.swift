@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
         .library(name: "MediaAssetsRedis", targets: ["MediaAssetsRedis"]),
         .library(name: "MediaAssetsEncryption", targets: ["MediaAssetsEncryption"]),
+        .library(name: "MediaAssetsHTTPServer", targets: ["MediaAssetsHTTPServer"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
         .library(name: "MediaAssetsVideoProxy", targets: ["MediaAssetsVideoProxy"]),
         .executable(name: "demo", targets: ["demo"]),
@@ -39,14 +40,16 @@ let package = Package(
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "MediaAssetsImage", "CZlib"]),
         .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
-        // A loopback proxy through the video caches, on SampleOrigin's HTTP/1.1 core
-        .target(name: "MediaAssetsVideoProxy", dependencies: ["MediaAssets", "MediaAssetsVideo", "SampleOrigin"]),
+        // The HTTP/1.1 server core (loopback, one polling thread, async handlers) of the proxy and the test origin
+        .target(name: "MediaAssetsHTTPServer"),
+        // A loopback proxy through the video caches, on the HTTP/1.1 core
+        .target(name: "MediaAssetsVideoProxy", dependencies: ["MediaAssets", "MediaAssetsVideo", "MediaAssetsHTTPServer"]),
         .target(name: "MediaAssetsRedis", dependencies: ["MediaAssets"]),
         // Encryption at rest (AES-256-GCM through libcrypto) as a wrapper of any byte backend
         .target(name: "MediaAssetsEncryption", dependencies: ["MediaAssets", "CLibCrypto"]),
 
         // The loopback HTTP origin of the tests and examples, and test support
-        .target(name: "SampleOrigin"),
+        .target(name: "SampleOrigin", dependencies: ["MediaAssetsHTTPServer"]),
         .target(name: "TestSupport", dependencies: ["MediaAssets", "SampleOrigin"], path: "Tests/TestSupport"),
 
         // Benchmarks
@@ -126,7 +129,7 @@ let package = Package(
 
         // Tests
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
-        .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "TestSupport"]),
+        .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "MediaAssetsHTTPServer", "TestSupport"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
         .testTarget(
             name: "MediaAssetsRedisTests",
@@ -141,7 +144,7 @@ let package = Package(
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(
             name: "MediaAssetsVideoProxyTests",
-            dependencies: ["MediaAssetsVideoProxy", "MediaAssetsVideo", "TestSupport", "SampleOrigin"]
+            dependencies: ["MediaAssetsVideoProxy", "MediaAssetsVideo", "MediaAssetsHTTPServer", "TestSupport", "SampleOrigin"]
         ),
         .testTarget(
             name: "MediaAssetsImageTests",
@@ -158,7 +161,7 @@ let package = Package(
             name: "FuzzRegressionTests",
             dependencies: [
                 "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssets", "MediaAssetsVideo", "MediaAssetsVideoProxy",
-                "MediaAssetsRedis", "MediaAssetsEncryption", "SampleOrigin",
+                "MediaAssetsRedis", "MediaAssetsEncryption", "MediaAssetsHTTPServer", "SampleOrigin",
             ]
         ),
     ],

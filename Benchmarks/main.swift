@@ -1,7 +1,7 @@
 import Foundation
 
-// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE, --decode-peak FILE, --animation-window MODE:
-// internal, one row's child process)
+// Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE, --decode-peak FILE, --animation-window MODE,
+// --video-proxy-child URL DIR: internal, one row's child process)
 // --disk-million adds 1,000,000 entries to the disk-scale rows (about a minute to write them).
 // Groups run in order; --filter keeps the groups whose name contains GROUP.
 let arguments = CommandLine.arguments
@@ -22,6 +22,13 @@ if let path = option("--decode-peak") {
 // An animation-window row's child process (see AnimationWindowBenchmarks.swift).
 if let mode = option("--animation-window") {
     try await runAnimationWindowInThisProcess(mode: mode)
+    exit(0)
+}
+// The proxy of the video-proxy rows, in a process of its own (see VideoProxyBenchmarks.swift).
+if let origin = option("--video-proxy-child"), let index = arguments.firstIndex(of: "--video-proxy-child"),
+    index + 2 < arguments.count
+{
+    try await runVideoProxyChild(origin: origin, cache: arguments[index + 2])
     exit(0)
 }
 
@@ -46,6 +53,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("animation-window", runAnimationWindowBenchmarks),
     ("video", runVideoBenchmarks),
     ("video-streaming", runVideoStreamingBenchmarks),
+    ("video-proxy", runVideoProxyBenchmarks),
 ]
 
 let table = BenchmarkTable()

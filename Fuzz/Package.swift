@@ -10,7 +10,7 @@ import PackageDescription
 let targetNames = [
     "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash",
     "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file", "animation-frames",
-    "sealed-entry",
+    "sealed-entry", "download-index",
 ]
 
 let package = Package(
@@ -31,6 +31,7 @@ let package = Package(
                 .product(name: "MediaAssetsRedis", package: "MediaAssets"),
                 .product(name: "MediaAssetsEncryption", package: "MediaAssets"),
                 .product(name: "SampleOrigin", package: "MediaAssets"),
+                .product(name: "MediaAssetsHTTPServer", package: "MediaAssets"),
             ]
         ),
     ]

@@ -14,3 +14,15 @@ func quickStartVideo(manager: AssetsManager) async throws {
     }
     print(header.count, video.statistics)  // bytes from cache vs network
 }
+
+// README: "Quick start: offline downloads"
+func quickStartDownloads(manager: AssetsManager, directory: URL) async throws {
+    let downloads = try VideoDownloads(
+        manager: manager, configuration: .init(directory: directory, quota: 4 << 30))  // survives restarts
+    let film = try downloads.enqueue(AssetRequest(url: URL(string: "https://example.com/film.mp4")!))
+    for await update in downloads.updates(of: film.id) {  // state and progress as it goes
+        print(update.state, update.progress.fractionCompleted ?? 0)
+    }
+    let video = VideoUtil(manager: manager, downloads: downloads)  // the download first, then cache, network
+    print(try await video.contentInfo(for: film.url).length)
+}

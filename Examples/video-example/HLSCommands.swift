@@ -6,14 +6,25 @@ import MediaAssetsVideo
 import MediaAssetsVideoProxy
 import SampleOrigin
 
-/// `--download DIR` and `--proxy`: an HLS stream (or any video URL) through the caches.
+/// `--proxy`: an HLS stream (or any video URL) through the caches on a loopback proxy.
 enum HLSCommands {
-    /// Where the stream comes from: an http(s) URL as given, a local playlist served by an embedded
-    /// origin (so a stream ffmpeg wrote can be tried without a web server), or a generated stream.
+    /// Where the stream comes from: an http(s) URL as given, a local file served by an embedded origin (so
+    /// a stream or file ffmpeg wrote can be tried without a web server), or a generated stream.
     struct Source {
         let url: URL
         let origin: SampleOrigin?
         let description: String
+
+        /// Cache keys that do not change with the embedded origin's port, so a second run finds the first
+        /// run's cache and downloads.
+        var keyFactory: CacheKeyFactory {
+            guard let origin else { return .absoluteURL }
+            let port = origin.port
+            return CacheKeyFactory { url in
+                guard url.host == "127.0.0.1", url.port == port else { return url.absoluteString }
+                return "embedded-origin:" + url.path
+            }
+        }
 
         static func resolve(_ input: String?) throws -> Source {
             if let input, let url = URL(string: input), ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
@@ -36,24 +47,15 @@ enum HLSCommands {
         }
     }
 
-    static func download(input: String?, to directory: URL, cacheDirectory: URL) async throws {
-        let source = try Source.resolve(input)
-        defer { source.origin?.stop() }
-        let manager = try AssetsManager(configuration: .init(diskDirectory: cacheDirectory))
-        let hls = HLSUtil(manager: manager)
-        log("video-example: downloading \(source.description)")
-        let local = try await hls.download(AssetRequest(url: source.url), to: directory) { progress in
-            let written = Formatting.bytes(progress.bytesWritten)
-            log("\r  \(progress.completedFiles)/\(progress.totalFiles) files, \(written) written", newline: false)
-        }
-        log("\n  \(hls.statistics)")
-        print(local.path)
+    static func log(_ text: String, newline: Bool = true) {
+        FileHandle.standardError.write(Data((text + (newline ? "\n" : "")).utf8))
     }
 
     static func proxy(input: String?, cacheDirectory: URL) async throws {
         let source = try Source.resolve(input)
         defer { source.origin?.stop() }
-        let manager = try AssetsManager(configuration: .init(diskDirectory: cacheDirectory))
+        let manager = try AssetsManager(
+            configuration: .init(diskDirectory: cacheDirectory, keyFactory: source.keyFactory))
         let proxy = VideoProxy(video: VideoUtil(manager: manager), hls: HLSUtil(manager: manager))
         try proxy.start()
         defer { proxy.stop() }
@@ -61,7 +63,7 @@ enum HLSCommands {
         print(proxy.proxyURL(for: source.url).absoluteString)
         ExampleRun.flushStandardOutput()  // a script reading a pipe sees the URL at once
         await waitForTermination()
-        log("video-example: stopping after \(proxy.server.totalRequestCount) proxy requests")
+        log("video-example: stopping after \(proxy.requestCount) proxy requests")
     }
 
     /// Suspends until SIGINT or SIGTERM.
@@ -79,9 +81,6 @@ enum HLSCommands {
         }
     }
 
-    private static func log(_ text: String, newline: Bool = true) {
-        FileHandle.standardError.write(Data((text + (newline ? "\n" : "")).utf8))
-    }
 }
 
 /// Resumes a continuation the first time only (both signals may arrive).

@@ -4,7 +4,7 @@ import Foundation
 let usage = """
     usage: video-example [--cache DIR]
            video-example URL [--range START-END] [--out FILE] [--cache DIR]
-           video-example [URL.m3u8] --download DIR [--cache DIR]
+           video-example [URL] --download DIR [--cache DIR]
            video-example [URL] --proxy [--cache DIR]
 
     Reads a video by byte ranges through VideoUtil, caching 1 MiB chunks.
@@ -15,10 +15,12 @@ let usage = """
       URL                a path, file://, http:// or https:// URL; writes the bytes of the range
                          (default: all of it) to FILE (default <temp>/mediaassets-video-example.out)
       --range START-END  byte positions, inclusive as in HTTP (START- reads to the end)
-      --download DIR     downloads the HLS stream (a master playlist's top variant and its audio) for
-                         offline play into DIR, progress on standard error; prints the local
-                         playlist's path. A local .m3u8 path is served by an embedded origin; with
-                         no URL a generated stream is
+      --download DIR     downloads the URL for offline play into DIR with VideoDownloads: a
+                         progressive file, or an HLS stream (.m3u8: a master playlist's top variant
+                         and its audio), progress on standard error; prints the local file's or
+                         playlist's path. Killed and run again on the same DIR, it resumes and
+                         fetches only what is missing. A local path is served by an embedded origin;
+                         with no URL a generated HLS stream is
       --proxy            serves the URL through the caches on 127.0.0.1 and prints the proxy URL at
                          once (flushed); runs until SIGINT or SIGTERM. Without a URL: a generated
                          HLS stream
@@ -36,7 +38,7 @@ await ExampleRun.main(
         option: arguments.value("--cache"), example: "video-example", keepsDefault: false
     )
     if let directory = arguments.value("--download") {
-        try await HLSCommands.download(
+        try await DownloadCommand.run(
             input: arguments.inputs.first, to: URL(fileURLWithPath: directory), cacheDirectory: cacheDirectory
         )
         return 0
@@ -49,7 +51,7 @@ await ExampleRun.main(
         let output =
             arguments.value("--out").map { URL(fileURLWithPath: $0) }
             ?? ExampleDirectories.temporary("mediaassets-video-example.out")
-        try await VideoDownload.run(
+        try await RangeRead.run(
             input: input, rangeText: arguments.value("--range"), cacheDirectory: cacheDirectory, output: output
         )
     } else {

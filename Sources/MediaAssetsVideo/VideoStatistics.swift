@@ -2,6 +2,8 @@
 public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
     /// Bytes returned to readers from cached chunks.
     public var bytesServedFromCache = 0
+    /// Bytes returned to readers from completed downloads (`VideoDownloads`).
+    public var bytesServedFromDownloads = 0
     /// Body bytes received from the origin (probes, range fetches and full bodies).
     public var bytesFetched = 0
     /// Requests sent to the origin (each `load`, whatever the manager retried inside it).
@@ -21,7 +23,7 @@ public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
     public init() {}
 
     public var description: String {
-        "served from cache \(bytesServedFromCache) B, fetched \(bytesFetched) B, range requests \(rangeRequests), "
+        "served from cache \(bytesServedFromCache) B, from downloads \(bytesServedFromDownloads) B, fetched \(bytesFetched) B, range requests \(rangeRequests), "
             + "chunks stored \(chunksStored), chunks evicted \(chunksEvicted), joins \(fetchesJoined), "
             + "invalidations \(invalidations), stream buffer peak \(streamBufferPeak) B"
     }

@@ -8,13 +8,15 @@ import FoundationNetworking
 extension VideoUtil {
     /// Returns the length, type and validators of the video `request` names.
     ///
-    /// From memory or the `#meta` record when known; otherwise from a first request for chunk 0
-    /// (`Range: bytes=0-<chunkSize-1>`), whose `Content-Range` gives the total and whose body is
-    /// stored as chunk 0. Concurrent first asks share that request.
+    /// From a download, memory or the `#meta` record when known; otherwise from a first request for
+    /// chunk 0 (`Range: bytes=0-<chunkSize-1>`), which returns as soon as its head arrived (its
+    /// `Content-Range` gives the total) while its body goes on to be stored as chunk 0 and to readers
+    /// of it. Concurrent first asks share that request.
     ///
-    /// - Throws: `VideoError.contentRangeMismatch`, `.shortBody` or `.fetchFailed`; `CancellationError`.
+    /// - Throws: `VideoError.contentRangeMismatch` or `.fetchFailed`; `CancellationError`.
     public func contentInfo(for request: AssetRequest) async throws -> VideoContentInfo {
-        try await resourceState(for: request).resource.info
+        if let local = downloadedFile(for: request) { return local.info }
+        return try await resourceState(for: request).resource.info
     }
 
     /// The key of `request` and what is known of it, probing the origin when nothing is.
@@ -94,77 +96,93 @@ extension VideoUtil {
         )
     }
 
-    /// Asks for chunk 0 to learn the resource; stores the chunk and the meta record.
+    /// Asks for chunk 0 to learn the resource; returns at the response head, its body going on in a fetch
+    /// registered for the chunks it carries (stored as they complete).
     private func probe(_ asset: AssetRequest, key: CacheKey) async throws -> VideoContentInfo {
         let head = 0..<configuration.chunkSize
         let url = asset.url
         let response = try await send(rangeRequest(asset, bytes: head, info: nil), url: url, range: head)
-        switch response.statusCode {
+        do {
+            return try await learn(from: response, key: key, url: url, head: head)
+        } catch {
+            response.body.cancel()  // an answer that does not fit is not read
+            throw error
+        }
+    }
+
+    /// What the first answer tells of the resource; its body goes on to readers and the store.
+    private func learn(
+        from response: StreamedResponse, key: CacheKey, url: URL, head: Range<Int>
+    ) async throws -> VideoContentInfo {
+        switch response.head.statusCode {
         case 206:
-            let contentRange = ContentRange(response.header("content-range"))
-            guard let contentRange, let total = contentRange.total,
+            let header = response.head.header("content-range")
+            guard let contentRange = ContentRange(header), let total = contentRange.total,
                 contentRange.range == 0..<min(configuration.chunkSize, total)
             else {
-                let actual = response.header("content-range")
-                throw VideoError.contentRangeMismatch(url: url, expected: head, actual: actual)
+                throw VideoError.contentRangeMismatch(url: url, expected: head, actual: header)
             }
-            let expected = 0..<min(configuration.chunkSize, total)
-            guard response.data.count == expected.count else {
-                throw VideoError.shortBody(url: url, expected: expected, receivedBytes: response.data.count)
-            }
-            let info = Self.info(of: response, length: total)
-            let resource = await adopt(info, key: key)
-            if resource.isCacheable {
-                await storeChunks(of: response.data, startingAt: 0, key: key, info: info, onlyMissing: false)
-            }
-            return info
+            let info = Self.info(of: response.head, length: total)
+            return await adoptProbed(info, key: key, body: response.body, span: 0..<min(head.count, total), url: url)
         case 200:
-            let info = Self.info(of: response, length: response.data.count)
-            let resource = await adopt(info, key: key)
-            if resource.isCacheable {
-                await storeChunks(of: response.data, startingAt: 0, key: key, info: info, onlyMissing: false)
+            guard let length = response.head.contentLength else {
+                // A body of unknown length (chunked) must arrive whole to tell the length.
+                let body = try await collect(response.body, url: url, range: head)
+                let info = Self.info(of: response.head, length: body.count)
+                let resource = await adopt(info, key: key)
+                if resource.isCacheable { await storeWhole(body, key: key, info: info) }
+                return info
             }
-            return info
+            let info = Self.info(of: response.head, length: length)
+            return await adoptProbed(info, key: key, body: response.body, span: 0..<length, url: url)
         case 416:
             // Only an empty resource has no byte 0.
-            guard let contentRange = ContentRange(response.header("content-range")), contentRange.total == 0 else {
+            guard let contentRange = ContentRange(response.head.header("content-range")), contentRange.total == 0 else {
                 throw VideoError.fetchFailed(url: url, range: head, underlying: .httpStatus(code: 416, url: url))
             }
-            let info = Self.info(of: response, length: 0)
+            let info = Self.info(of: response.head, length: 0)
             await adopt(info, key: key)
             return info
         default:
             throw VideoError.fetchFailed(
-                url: url, range: head, underlying: .httpStatus(code: response.statusCode, url: url)
-            )
+                url: url, range: head, underlying: .httpStatus(code: response.head.statusCode, url: url))
         }
     }
 
-    static func info(of response: DataResponse, length: Int) -> VideoContentInfo {
-        VideoContentInfo(
-            length: length, contentType: response.header("content-type"), etag: response.header("etag"),
-            lastModified: response.header("last-modified")
-        )
+    /// Adopts what a probe learnt and lets its body go on (when cacheable) in a detached fetch of `span`.
+    private func adoptProbed(
+        _ info: VideoContentInfo, key: CacheKey, body: ResponseBody, span: Range<Int>, url: URL
+    ) async -> VideoContentInfo {
+        let resource = await adopt(info, key: key)
+        guard resource.isCacheable, !span.isEmpty else {
+            body.cancel()  // playing through uncached: the bytes are fetched where a read needs them
+            return info
+        }
+        let layout = ChunkLayout(chunkSize: configuration.chunkSize, length: info.length)
+        let keep = 0..<min(configuration.chunkSize, info.length)
+        let fetch = makeFetch(key: key, info: info, layout: layout, bytes: span, stores: true, isDetached: true)
+        fetch.begin(span: span, keep: keep)
+        state.withLock { $0._register(fetch, chunks: layout.chunks(covering: span)) }
+        launch(fetch) { [self] in try await feed(fetch, from: body, url: url, requested: keep) }
+        return info
     }
 
-    /// A GET of `bytes` with the asset's headers, and `If-Range` when `info` has a validator.
-    func rangeRequest(_ asset: AssetRequest, bytes: Range<Int>, info: VideoContentInfo?) -> URLRequest {
-        var request = URLRequest(url: asset.url)
-        for (name, value) in asset.headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.setValue("bytes=\(bytes.lowerBound)-\(bytes.upperBound - 1)", forHTTPHeaderField: "Range")
-        if let validator = info?.rangeValidator { request.setValue(validator, forHTTPHeaderField: "If-Range") }
-        return request
-    }
-
-    /// Sends `request` through the manager, counting it; failures become `VideoError.fetchFailed`.
-    func send(_ request: URLRequest, url: URL, range: Range<Int>) async throws -> DataResponse {
-        state.withLock { $0.statistics.rangeRequests += 1 }
+    private func collect(_ body: ResponseBody, url: URL, range: Range<Int>) async throws -> Data {
         do {
-            let response = try await manager.load(request)
-            state.withLock { $0.statistics.bytesFetched += response.data.count }
-            return response
+            let data = try await body.collect()
+            state.withLock { $0.statistics.bytesFetched += data.count }
+            return data
         } catch let error as AssetsError {
             throw VideoError.fetchFailed(url: url, range: range, underlying: error)
+        }
+    }
+
+    /// Stores every chunk of a whole body that arrived at once.
+    private func storeWhole(_ body: Data, key: CacheKey, info: VideoContentInfo) async {
+        let layout = ChunkLayout(chunkSize: configuration.chunkSize, length: info.length)
+        for index in 0..<layout.chunkCount {
+            let range = layout.byteRange(ofChunk: index)
+            await storeChunk(Data(body[range]), index: index, key: key, info: info)
         }
     }
 }

@@ -2,20 +2,33 @@ import Foundation
 import MediaAssets
 
 extension VideoUtil {
+    /// Where the bytes of one chunk of a window come from.
+    private enum ChunkSource {
+        case cached(Data)
+        case fetch(RangeFetch)
+    }
+
     /// Delivers the bytes `bytes` of the resource in order, piece by piece, to `deliver`.
     ///
-    /// Works through the range a window of chunks at a time: cached chunks go out at once, and
-    /// each missing run is fetched (or joined) concurrently and goes out when it completes.
-    /// An uncached resource is fetched exactly, in pieces of at most `uncachedPieceSize` bytes.
+    /// Works through the range a window at a time, calling `beforeWindow` first (a stream waits there for
+    /// its consumer). In a window, cached chunks are read in one go and go out at once; each missing run
+    /// is fetched with one Range request (or joined, when another reader is fetching it), and its bytes
+    /// go out as they arrive. A window ends once its chunks are stored, which bounds what waits for the
+    /// disk. An uncached resource is fetched exactly, a window per request.
     func read(
-        asset: AssetRequest, key: CacheKey, resource: ResourceState, bytes: Range<Int>, uncachedPieceSize: Int = .max,
-        deliver: (Data) throws -> Void
+        asset: AssetRequest, key: CacheKey, resource: ResourceState, bytes: Range<Int>,
+        beforeWindow: () async throws -> Void = {}, deliver: (Data) async throws -> Void
     ) async throws {
         guard resource.isCacheable else {
+            let windowBytes = windowChunkCount * configuration.chunkSize
             var start = bytes.lowerBound
             while start < bytes.upperBound {
-                let end = bytes.upperBound - start > uncachedPieceSize ? start + uncachedPieceSize : bytes.upperBound
-                try deliver(try await fetchExact(asset, key: key, info: resource.info, bytes: start..<end))
+                try await beforeWindow()
+                let end = min(bytes.upperBound, (start / windowBytes + 1) * windowBytes)
+                let fetch = startFetch(asset, key: key, resource: resource, bytes: start..<end)
+                _ = fetch.join()
+                defer { fetch.leave() }
+                try await deliverFromFetch(fetch, bytes: start..<end, chunk: nil, deliver: deliver)
                 start = end
             }
             return
@@ -25,135 +38,177 @@ extension VideoUtil {
         var start = chunks.lowerBound
         while start < chunks.upperBound {
             try Task.checkCancellation()
+            try await beforeWindow()
             let window = start..<min(chunks.upperBound, start + windowChunkCount)
             try await readWindow(
-                window, asset: asset, key: key, info: resource.info, layout: layout, bytes: bytes, deliver: deliver
-            )
+                window, asset: asset, key: key, resource: resource, layout: layout, bytes: bytes,
+                deliver: deliver)
             start = window.upperBound
         }
     }
 
     private func readWindow(
-        _ window: Range<Int>, asset: AssetRequest, key: CacheKey, info: VideoContentInfo, layout: ChunkLayout,
-        bytes: Range<Int>, deliver: (Data) throws -> Void
+        _ window: Range<Int>, asset: AssetRequest, key: CacheKey, resource: ResourceState, layout: ChunkLayout,
+        bytes: Range<Int>, deliver: (Data) async throws -> Void
     ) async throws {
-        var ready: [Int: Data] = [:]
-        var missing: [ChunkID] = []
+        let info = resource.info
+        var sources: [Int: ChunkSource] = [:]
+        var held: [RangeFetch] = []
+        defer { for fetch in held { fetch.leave() } }
+        // Fetches under way first: a chunk they carry is not in the cache yet, and stays theirs until stored.
+        let unclaimed = state.withLock { state in
+            Self._join(window, key: key, info: info, state: &state, sources: &sources, held: &held)
+        }
+        // The rest from the cache, in one read.
         var cachedBytes = 0
-        for index in window {
-            if let data = await cachedChunk(key: key, index: index, info: info, layout: layout) {
-                ready[index] = data
-                cachedBytes += layout.byteRange(ofChunk: index).clamped(to: bytes).count
-            } else {
-                missing.append(ChunkID(resource: key, index: index))
-            }
+        for (index, data) in await cachedChunks(unclaimed, key: key, info: info, layout: layout) {
+            sources[index] = .cached(data)
+            cachedBytes += layout.byteRange(ofChunk: index).clamped(to: bytes).count
         }
         state.withLock { $0.statistics.bytesServedFromCache += cachedBytes }
-        let (outcomes, sink) = AsyncStream<RequestPool<ChunkID, Data>.Outcome>.makeStream()
-        let fetch: @Sendable ([ChunkID]) async throws -> [ChunkID: Data] = { [self] ids in
-            let chunks = ids[0].index..<(ids[ids.count - 1].index + 1)
-            let run = ChunkRun(key: key, asset: asset, info: info, chunks: chunks)
-            return Dictionary(uniqueKeysWithValues: zip(ids, try await fetchRun(run)))
+        // One fetch per run of what neither had.
+        let missing = unclaimed.filter { sources[$0] == nil }
+        for run in Range<Int>.runs(of: missing) {
+            let runs = state.withLock { state in
+                Self._join(run, key: key, info: info, state: &state, sources: &sources, held: &held)
+            }
+            for part in Range<Int>.runs(of: runs) {
+                let fetch = startFetch(asset, key: key, resource: resource, bytes: layout.byteRange(ofChunks: part))
+                _ = fetch.join()
+                held.append(fetch)
+                for index in part { sources[index] = .fetch(fetch) }
+            }
         }
-        let ticket = chunkPool.flights(
-            for: missing, grouping: ChunkRun.runs, deliver: { sink.yield($0) }, operation: fetch
-        )
-        defer {
-            ticket.leave()
-            sink.finish()
+        for index in window {
+            let wanted = layout.byteRange(ofChunk: index).clamped(to: bytes)
+            switch sources[index] {
+            case .cached(let data)?:
+                try await deliver(Self.clip(data, chunkBytes: layout.byteRange(ofChunk: index), to: bytes))
+            case .fetch(let fetch)?:
+                try await deliverFromFetch(
+                    fetch, bytes: wanted, chunk: (index, layout, asset, resource),
+                    deliver: deliver)
+            case nil:
+                throw VideoError.shortBody(url: asset.url, expected: wanted, receivedBytes: 0)
+            }
         }
-        var pendingFlights = ticket.flightCount
-        var outcomeIterator = outcomes.makeAsyncIterator()
-        var next = window.lowerBound
-        while next < window.upperBound {
-            if let data = ready.removeValue(forKey: next) {
-                try deliver(Self.clip(data, chunkBytes: layout.byteRange(ofChunk: next), to: bytes))
-                next += 1
+        // What this window fetched is stored before the next one starts, so the disk never falls far behind.
+        for fetch in held { await fetch.waitForStores() }
+    }
+
+    /// Joins the fetches registered for `indices` (of `info`); returns the indices none carries.
+    private static func _join(
+        _ indices: Range<Int>, key: CacheKey, info: VideoContentInfo, state: inout VideoState,
+        sources: inout [Int: ChunkSource], held: inout [RangeFetch]
+    ) -> [Int] {
+        var unclaimed: [Int] = []
+        for index in indices {
+            if case .fetch? = sources[index] { continue }
+            guard let fetch = state.fetches[ChunkID(resource: key, index: index)], fetch.info == info else {
+                unclaimed.append(index)
                 continue
             }
-            guard pendingFlights > 0 else {
-                let expected = layout.byteRange(ofChunk: next)
-                throw VideoError.shortBody(url: asset.url, expected: expected, receivedBytes: 0)
+            if !held.contains(where: { $0 === fetch }) {
+                guard fetch.join() else {
+                    unclaimed.append(index)
+                    continue
+                }
+                held.append(fetch)
+                state.statistics.fetchesJoined += 1
             }
-            guard let outcome = await outcomeIterator.next() else { throw CancellationError() }
-            pendingFlights -= 1
-            for (id, data) in try outcome.get() where id.resource == key && window.contains(id.index) {
-                if ready[id.index] == nil, id.index >= next { ready[id.index] = data }
+            sources[index] = .fetch(fetch)
+        }
+        return unclaimed
+    }
+
+    /// Delivers `bytes` from `fetch` as they arrive; a chunk the fetch already stored and dropped is read from
+    /// the cache (or fetched again if it went missing meanwhile).
+    private func deliverFromFetch(
+        _ fetch: RangeFetch, bytes: Range<Int>,
+        chunk: (index: Int, layout: ChunkLayout, asset: AssetRequest, resource: ResourceState)?,
+        deliver: (Data) async throws -> Void
+    ) async throws {
+        var position = bytes.lowerBound
+        while position < bytes.upperBound {
+            switch try await fetch.read(at: position, upTo: bytes.upperBound) {
+            case .bytes(let data):
+                try await deliver(data)
+                position += data.count
+            case .stored:
+                guard let chunk else {
+                    throw VideoError.shortBody(
+                        url: URL(fileURLWithPath: "/"), expected: bytes,
+                        receivedBytes: position - bytes.lowerBound)
+                }
+                let rest = position..<bytes.upperBound
+                try await deliverStoredChunk(chunk.index, bytes: rest, fetch: fetch, chunk: chunk, deliver: deliver)
+                return
             }
         }
     }
 
-    /// The cached chunk `index` when present, complete and of the current content; otherwise `nil`
-    /// (counting an eviction when this util had stored it).
-    private func cachedChunk(key: CacheKey, index: Int, info: VideoContentInfo, layout: ChunkLayout) async -> Data? {
-        // A chunk that cannot be read is fetched again, like a missing one.
-        let entry = try? await manager.cachedEntry(forKey: key.chunk(index), storageType: configuration.storageType)
-        guard let entry else {
+    private func deliverStoredChunk(
+        _ index: Int, bytes: Range<Int>, fetch: RangeFetch,
+        chunk: (index: Int, layout: ChunkLayout, asset: AssetRequest, resource: ResourceState),
+        deliver: (Data) async throws -> Void
+    ) async throws {
+        let chunkBytes = chunk.layout.byteRange(ofChunk: index)
+        if let data = await cachedChunks([index], key: fetch.key, info: fetch.info, layout: chunk.layout)[index] {
+            state.withLock { $0.statistics.bytesServedFromCache += bytes.count }
+            return try await deliver(Self.clip(data, chunkBytes: chunkBytes, to: bytes))
+        }
+        // Evicted (or never stored) between the fetch and this read: fetch the chunk again.
+        let again = startFetch(chunk.asset, key: fetch.key, resource: chunk.resource, bytes: chunkBytes)
+        _ = again.join()
+        defer { again.leave() }
+        try await deliverFromFetch(again, bytes: bytes, chunk: nil, deliver: deliver)
+    }
+
+    /// The cached chunks among `indices` that are complete and of the current content, read in one go
+    /// (counting an eviction for each this util stored and no longer finds).
+    func cachedChunks(_ indices: [Int], key: CacheKey, info: VideoContentInfo, layout: ChunkLayout) async
+        -> [Int: Data]
+    {
+        guard !indices.isEmpty else { return [:] }
+        let keys = indices.map { key.chunk($0) }
+        let storageType = configuration.storageType
+        var entries: [CacheEntry?]
+        do {
+            entries = try await manager.cachedEntries(forKeys: keys, storageType: storageType)
+        } catch {
+            // One unreadable chunk must not hide the others: read them one by one, a failure being a miss.
+            entries = []
+            for key in keys { entries.append(try? await manager.cachedEntry(forKey: key, storageType: storageType)) }
+        }
+        var found: [Int: Data] = [:]
+        var missing: [Int] = []
+        for (index, entry) in zip(indices, entries) {
+            guard let entry else {
+                missing.append(index)
+                continue
+            }
+            guard entry.data.count == layout.byteRange(ofChunk: index).count, entry.metadata.etag == info.etag,
+                entry.metadata.lastModified == info.lastModified
+            else { continue }
+            found[index] = entry.data
+        }
+        if !missing.isEmpty {
             state.withLock { state in
-                if state.resources[key]?.storedChunks.remove(index) != nil { state.statistics.chunksEvicted += 1 }
+                for index in missing where state.resources[key]?.storedChunks.remove(index) != nil {
+                    state.statistics.chunksEvicted += 1
+                }
             }
-            return nil
         }
-        guard entry.data.count == layout.byteRange(ofChunk: index).count, entry.metadata.etag == info.etag,
-            entry.metadata.lastModified == info.lastModified
-        else {
-            return nil
-        }
-        return entry.data
+        return found
     }
 
-    /// The part of a chunk holding `bytes`, without copying.
+    /// The part of a chunk holding `bytes`: the chunk itself, or a copy of the part (so every piece handed
+    /// out starts at index 0 and keeps no more than it shows alive).
     static func clip(_ data: Data, chunkBytes: Range<Int>, to bytes: Range<Int>) -> Data {
         let wanted = chunkBytes.clamped(to: bytes)
         let lower = wanted.lowerBound - chunkBytes.lowerBound
         let upper = wanted.upperBound - chunkBytes.lowerBound
-        if lower == 0, upper == data.count { return data }
-        return data[(data.startIndex + lower)..<(data.startIndex + upper)]
-    }
-
-    /// Cuts `body`, which starts at chunk `firstChunk`, into the chunks `chunks` (slices, no copies).
-    static func cut(_ body: Data, startingAt firstChunk: Int, into chunks: Range<Int>, layout: ChunkLayout) -> [Data] {
-        let origin = layout.byteRange(ofChunk: firstChunk).lowerBound
-        return chunks.map { index in
-            let range = layout.byteRange(ofChunk: index)
-            return body[(body.startIndex + range.lowerBound - origin)..<(body.startIndex + range.upperBound - origin)]
-        }
-    }
-
-    /// Stores every complete chunk of `body` (which starts at chunk `firstChunk`) while `info` is still the
-    /// resource's content; with `onlyMissing`, skips chunks this util already stored.
-    func storeChunks(
-        of body: Data, startingAt firstChunk: Int, key: CacheKey, info: VideoContentInfo, onlyMissing: Bool
-    ) async {
-        let layout = ChunkLayout(chunkSize: configuration.chunkSize, length: info.length)
-        let storageType = configuration.storageType
-        var offset = 0
-        var index = firstChunk
-        while index < layout.chunkCount {
-            let count = layout.byteRange(ofChunk: index).count
-            guard body.count - offset >= count else { break }
-            let slice = body[(body.startIndex + offset)..<(body.startIndex + offset + count)]
-            offset += count
-            defer { index += 1 }
-            let wanted = state.withLock { state -> Bool in
-                guard let resource = state.resources[key], resource.info == info, resource.isCacheable else {
-                    return false
-                }
-                return !(onlyMissing && resource.storedChunks.contains(index))
-            }
-            guard wanted else { continue }
-            // A memory backend would keep the whole body alive behind a slice.
-            let bytes = storageType == .disk ? slice : Data(slice)
-            do {
-                let entry = CacheEntry(data: bytes, metadata: metadata(for: info))
-                try await manager.store(entry, forKey: key.chunk(index), storageType: storageType)
-            } catch {
-                continue  // the bytes are still served; the chunk is fetched again next time
-            }
-            state.withLock { state in
-                state.statistics.chunksStored += 1
-                if state.resources[key]?.info == info { state.resources[key]?.storedChunks.insert(index) }
-            }
-        }
+        if lower == 0, upper == data.count, data.startIndex == 0 { return data }
+        return Data(data[(data.startIndex + lower)..<(data.startIndex + upper)])
     }
 }

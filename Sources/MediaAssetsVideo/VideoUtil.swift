@@ -2,23 +2,26 @@ import Foundation
 import MediaAssets
 import Synchronization
 
-/// Caches videos as fixed-size chunks and serves byte ranges of them, like ExoPlayer's `SimpleCache`.
+/// Reads videos by byte ranges, handing bytes on as they arrive and caching them as fixed-size chunks on
+/// the way, like Media3's `CacheDataSource` over `SimpleCache`.
 ///
-/// Chunks are ordinary entries `<key>#<index>` in the manager's backend for
-/// `configuration.storageType`, beside a `<key>#meta` record with the length, type and validators,
-/// so the backend's LRU evicts them like anything else and a missing chunk is simply fetched again.
-/// A read serves cached chunks at once and fetches each contiguous run of missing chunks with one
-/// `Range` request through `AssetsManager.load(_:progress:)`; readers needing a chunk already being
-/// fetched join that fetch (one `RequestPool` flight per run, keyed by every chunk it serves). A run's body is cut into chunks when it is complete (the loader
-/// returns whole bodies), and each chunk is stored only when complete and of the expected length.
-/// A read works through its range in windows of 8 MiB (at least 4 chunks), so a run longer than
-/// that takes one request per window. A stream reads its next window only once the consumer has
-/// taken the previous one, so a slow consumer holds at most two windows in memory.
+/// Chunks are ordinary entries `<key>#<index>` in the manager's backend for `configuration.storageType`,
+/// beside a `<key>#meta` record with the length, type and validators, so the backend's LRU evicts them
+/// like anything else and a missing chunk is simply fetched again.
 ///
-/// Fetches after the first send `If-Range`. A 200 where a 206 was asked means either a changed
-/// resource (new ETag or length: its chunks are dropped and the read starts over on the new content)
-/// or a server that ignores `Range` (the body is cut into chunks and cached). Resources larger than
-/// the storage budget play through uncached.
+/// A read works through its range in windows (8 MiB, at least 4 chunks). In each window, cached chunks are
+/// read in one go; each run of missing chunks is fetched with one streamed `Range` request through
+/// `AssetsManager.stream(_:)`, whose bytes reach the reader as they arrive and whose chunks are stored as
+/// each completes, off the reader's path. Readers needing a chunk another reader is fetching join that
+/// fetch and read its bytes from memory. A stream starts a window only once its consumer holds at most one
+/// window it has not taken, so a slow consumer holds at most two windows.
+///
+/// Fetches after the first send `If-Range`. A 200 where a 206 was asked means either a changed resource
+/// (new ETag or length: its chunks are dropped and the read starts over on the new content) or a server
+/// that ignores `Range` (the body is read through, its chunks stored). A range running past the end is
+/// clamped to the resource, as HTTP reads it. Resources larger than the storage budget play through
+/// uncached; download them with ``VideoDownloads`` to keep them. Downloaded videos are read from their file
+/// before the cache and the network.
 ///
 /// ```swift
 /// let video = VideoUtil(manager: manager)
@@ -31,51 +34,68 @@ public final class VideoUtil: Sendable {
     public let manager: AssetsManager
     /// The chunk size and storage in use.
     public let configuration: Configuration
+    /// The downloads read before the cache and the network, if any.
+    public let downloads: VideoDownloads?
 
     let state = Mutex(VideoState())
     let probePool = RequestPool<CacheKey, VideoContentInfo>()
-    /// Chunk fetches: one flight per run of missing chunks, joined by every reader of its chunks.
-    let chunkPool = RequestPool<ChunkID, Data>()
-    /// How many chunks one read step looks up and fetches at a time, so a stream over a long range
-    /// holds a bounded number of chunks.
+    /// How many chunks one window holds, so a stream over a long range holds a bounded number of chunks.
     let windowChunkCount: Int
     /// Reads start over at most this many times when the resource changes under them.
     static let maximumAttempts = 3
 
-    /// Creates a util storing through `manager`.
-    public init(manager: AssetsManager, configuration: Configuration = .init()) {
+    /// Creates a util storing through `manager`, reading `downloads` first when given.
+    public init(manager: AssetsManager, configuration: Configuration = .init(), downloads: VideoDownloads? = nil) {
         var configuration = configuration
         configuration.chunkSize = max(1, configuration.chunkSize)
         self.manager = manager
         self.configuration = configuration
+        self.downloads = downloads
         self.windowChunkCount = max(4, configuration.windowSize / configuration.chunkSize)
     }
 
     /// A snapshot of the counters.
     public var statistics: VideoStatistics {
         var statistics = state.withLock { $0.statistics }
-        statistics.fetchesJoined += probePool.joinCount + chunkPool.joinCount
+        statistics.fetchesJoined += probePool.joinCount
         return statistics
     }
 
     /// Returns the bytes `range` of the video `request` names as one contiguous `Data`.
     ///
-    /// Cached chunks are read from the cache; missing runs are fetched with one request each, with
-    /// the request's headers.
+    /// A range running past the end of the resource is clamped to it. Cached chunks are read from the
+    /// cache; missing runs are fetched with one request each, with the request's headers; the chunks
+    /// fetched are stored before it returns.
     ///
-    /// - Throws: `VideoError.invalidRange` for an empty range or one outside the resource; other
+    /// - Throws: `VideoError.invalidRange` for an empty range or one starting outside the resource; other
     ///   `VideoError`s for responses that do not fit; `CancellationError`.
     public func data(for request: AssetRequest, range: Range<Int>) async throws -> Data {
-        Self.joined(try await readRestarting(request, range: range), count: range.count)
+        if let local = downloadedFile(for: request) {
+            let data = try await local.data(clamped(range, url: request.url, length: local.info.length))
+            state.withLock { $0.statistics.bytesServedFromDownloads += data.count }
+            return data
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            let (key, resource) = try await resourceState(for: request)
+            let bytes = try clamped(range, url: request.url, length: resource.info.length)
+            var pieces: [Data] = []
+            do {
+                try await read(asset: request, key: key, resource: resource, bytes: bytes) { pieces.append($0) }
+                return Self.joined(pieces, count: bytes.count)
+            } catch is ReadRestart {
+                if attempt >= Self.maximumAttempts { throw VideoError.resourceChanged(url: request.url) }
+            }
+        }
     }
 
-    /// The bytes `range` of the video `request` names, in order, one window at a time.
+    /// The bytes `range` of the video `request` names, in order, as they arrive.
     ///
-    /// Cached chunks are yielded at once; a missing run's chunks as soon as its fetch completes.
-    /// The next window is read only when the consumer has taken the previous one (see
-    /// `VideoByteStream`). Ending the iteration (or cancelling its task) cancels the fetches no
-    /// other reader needs. Errors are those of `data(for:range:)`, plus
-    /// `VideoError.resourceChanged` when the resource changes after some bytes were yielded.
+    /// Cached chunks are yielded at once; fetched bytes as they arrive (see `VideoByteStream`). A range
+    /// running past the end is clamped. Ending the iteration (or cancelling its task) cancels the fetches no
+    /// other reader needs. Errors are those of `data(for:range:)`, plus `VideoError.resourceChanged` when
+    /// the resource changes after some bytes were yielded.
     public func stream(for request: AssetRequest, range: Range<Int>) -> VideoByteStream {
         VideoByteStream { [self] in
             let channel = WindowChannel { [weak self] buffered, parked in
@@ -96,10 +116,12 @@ public final class VideoUtil: Sendable {
         }
     }
 
-    /// Caches the first `byteCount` bytes of the video `request` names (fewer when it is shorter).
+    /// Caches the first `byteCount` bytes of the video `request` names (fewer when it is shorter), returning
+    /// once they are stored.
     ///
-    /// Does nothing for a resource that plays through uncached.
+    /// Does nothing for a resource that plays through uncached, or one that is downloaded.
     public func prefetch(for request: AssetRequest, byteCount: Int) async throws {
+        guard downloadedFile(for: request) == nil else { return }
         var attempt = 0
         while true {
             attempt += 1
@@ -115,7 +137,7 @@ public final class VideoUtil: Sendable {
         }
     }
 
-    /// Removes the cached chunks and meta record of the video `request` names.
+    /// Removes the cached chunks and meta record of the video `request` names (a download stays).
     public func remove(for request: AssetRequest) async throws {
         let key = manager.cacheKey(for: request)
         let known = state.withLock { $0.resources.removeValue(forKey: key) }
@@ -127,67 +149,68 @@ public final class VideoUtil: Sendable {
         try await removeChunks(of: key, layouts: layouts)
     }
 
-    /// How many stream producers wait for their consumer to take a window (for tests).
+    /// How many stream producers wait for their consumer to take what it was given (for tests).
     package var parkedStreamProducers: Int { state.withLock { $0.parkedProducers } }
+
+    /// Returns once every chunk fetched so far has been stored (or failed to be): streams store in the
+    /// background (for tests).
+    package func waitForPendingStores() async {
+        let fetches = state.withLock { $0.activeFetches.values.map(\.fetch) }
+        for fetch in fetches { await fetch.waitForStores() }
+    }
 
     // MARK: Internals
 
     /// Thrown inside a read when the resource changed and the read must start over.
     struct ReadRestart: Error {}
 
-    /// Reads `range` as pieces, starting over (when `restartable`) if the resource changes under it.
-    private func readRestarting(
-        _ request: AssetRequest, range: Range<Int>, uncachedPieceSize: Int = .max, restartable: Bool = true
-    ) async throws -> [Data] {
+    /// Reads `range` into `channel`, a window at a time as the consumer takes what it was given; starts
+    /// over when the resource changes before anything went out.
+    private func produce(_ request: AssetRequest, range: Range<Int>, into channel: WindowChannel) async throws {
+        let windowBytes = windowChunkCount * configuration.chunkSize
+        let waitForDemand = {
+            guard await channel.waitUntilBuffered(atMost: windowBytes) else { throw CancellationError() }
+        }
+        if let local = downloadedFile(for: request) {
+            let bytes = try clamped(range, url: request.url, length: local.info.length)
+            return try await local.read(bytes, windowSize: windowBytes, beforeWindow: waitForDemand) { piece in
+                state.withLock { $0.statistics.bytesServedFromDownloads += piece.count }
+                channel.send(piece)
+            }
+        }
         var attempt = 0
+        var delivered = false
         while true {
             attempt += 1
             let (key, resource) = try await resourceState(for: request)
-            let bytes = try validated(range, url: request.url, length: resource.info.length)
-            var pieces: [Data] = []
+            let bytes: Range<Int>
             do {
-                try await read(
-                    asset: request, key: key, resource: resource, bytes: bytes, uncachedPieceSize: uncachedPieceSize
-                ) { pieces.append($0) }
-                return pieces
-            } catch is ReadRestart {
-                // Once old bytes went out, mixing in new ones would corrupt the reader's data.
-                if !restartable || attempt >= Self.maximumAttempts {
-                    throw VideoError.resourceChanged(url: request.url)
-                }
-            }
-        }
-    }
-
-    /// Reads `range` window by window, each only once the consumer has taken the previous one.
-    private func produce(_ request: AssetRequest, range: Range<Int>, into channel: WindowChannel) async throws {
-        let length = try await resourceState(for: request).resource.info.length
-        let bytes = try validated(range, url: request.url, length: length)
-        let windowBytes = windowChunkCount * configuration.chunkSize
-        var start = bytes.lowerBound
-        var delivered = false
-        while start < bytes.upperBound {
-            guard await channel.waitForDemand() else { throw CancellationError() }
-            let end = min(bytes.upperBound, (start / windowBytes + 1) * windowBytes)
-            let window: [Data]
-            do {
-                window = try await readRestarting(
-                    request, range: start..<end, uncachedPieceSize: configuration.chunkSize, restartable: !delivered
-                ).map { $0.startIndex == 0 ? $0 : Data($0) }
+                bytes = try clamped(range, url: request.url, length: resource.info.length)
             } catch VideoError.invalidRange where delivered {
                 throw VideoError.resourceChanged(url: request.url)  // it shrank under the stream
             }
-            channel.send(window)
-            delivered = true
-            start = end
+            do {
+                try await read(asset: request, key: key, resource: resource, bytes: bytes, beforeWindow: waitForDemand)
+                {
+                    channel.send($0)
+                    delivered = true
+                }
+                return
+            } catch is ReadRestart {
+                // Once old bytes went out, mixing in new ones would corrupt the reader's data.
+                if delivered || attempt >= Self.maximumAttempts { throw VideoError.resourceChanged(url: request.url) }
+            }
         }
     }
 
-    private func validated(_ range: Range<Int>, url: URL, length: Int) throws -> Range<Int> {
-        guard !range.isEmpty, range.lowerBound >= 0, range.upperBound <= length else {
+    /// `range` clamped to a resource of `length` bytes, as HTTP reads a range running past the end.
+    ///
+    /// - Throws: `VideoError.invalidRange` when it is empty or starts outside the resource.
+    func clamped(_ range: Range<Int>, url: URL, length: Int) throws -> Range<Int> {
+        guard !range.isEmpty, range.lowerBound >= 0, range.lowerBound < length else {
             throw VideoError.invalidRange(url: url, requested: range, length: length)
         }
-        return range
+        return range.lowerBound..<min(range.upperBound, length)
     }
 
     /// One contiguous `Data` starting at index 0, copying only when the pieces are not one already.

@@ -1,19 +1,14 @@
 import Foundation
 import MediaAssets
 import MediaAssetsVideo
-import SampleOrigin
 
 extension VideoProxy {
     /// The playlist at `url`, rewritten so every URI in it is a proxy URL.
-    func playlist(_ url: URL) async throws -> SampleOrigin.HandledResponse {
-        let text: String
+    func playlist(_ url: URL, hls: HLSUtil) async throws -> Data {
         switch try await hls.playlist(for: AssetRequest(url: url)) {
-        case .master(let master): text = rewritten(master)
-        case .media(let media): text = rewritten(media)
+        case .master(let master): return Data(rewritten(master).utf8)
+        case .media(let media): return Data(rewritten(media).utf8)
         }
-        return SampleOrigin.HandledResponse(
-            status: 200, headers: [("Content-Type", "application/vnd.apple.mpegurl")], body: Data(text.utf8)
-        )
     }
 
     private func rewritten(_ media: HLSMediaPlaylist) -> String {

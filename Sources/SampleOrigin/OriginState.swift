@@ -1,23 +1,20 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Everything a ``SampleOrigin`` shares between threads; always accessed through its `Mutex`.
+/// Everything a ``SampleOrigin`` shares between its requests' tasks; always accessed through its `Mutex`.
 struct OriginState {
-    /// The listening socket and the thread accepting on it, while running.
-    struct Listener {
-        var fd: Int32
-        var port: Int
-        var acceptThread: pthread_t?
-    }
-
     /// Where a request's record lives, so its outcome can be filled in later.
-    struct RecordTicket {
+    struct RecordTicket: Hashable {
         var logEpoch: Int
         var path: String
         var index: Int
+        /// The request's sequence number: identifies it among the requests in flight.
+        var sequenceNumber: Int
+    }
+
+    /// A request waiting at a gate: it goes once the path's release count passes `ticket`.
+    struct GateWaiter {
+        var ticket: Int
+        var continuation: CheckedContinuation<Bool, Never>
     }
 
     // Content and behaviour.
@@ -25,33 +22,26 @@ struct OriginState {
     var behaviors: [String: SampleOrigin.Behavior] = [:]
     /// How many times each path's gate was released; a waiting request goes once this passes its ticket.
     var gateReleases: [String: Int] = [:]
+    /// Requests waiting at gates, by path and sequence number.
+    var gateWaiters: [String: [Int: GateWaiter]] = [:]
     var etagSerial = 0
     /// Answers requests for unregistered paths (see `SampleOrigin.setHandler(_:)`).
     var handler: SampleOrigin.Handler?
-    /// Connections served at once; more are answered 503.
-    var maximumConnections = 256
 
     // Log and counters.
     var log: [String: [SampleOrigin.RequestRecord]] = [:]
     var logEpoch = 0
     var nextSequenceNumber = 0
+    /// Requests admitted and not finished yet, by sequence number.
+    var active: [Int: RecordTicket] = [:]
     var inFlight = 0
     var inFlightByPath: [String: Int] = [:]
     var peakInFlight = 0
     var peakInFlightByPath: [String: Int] = [:]
-    var rejectedRequestCount = 0
-
-    // Lifecycle.
-    var listener: Listener?
+    /// The server's rejected-request count at the last `resetLog()`.
+    var rejectedBaseline = 0
+    /// Set while `stop()` runs: writes failing then are not the client hanging up.
     var isStopping = false
-    /// Open connections by id; stop() shuts each one down to wake its thread.
-    var connections: [Int: Int32] = [:]
-    var nextConnectionID = 0
-    var acceptedConnectionCount = 0
-    /// Connection threads started and not yet joined.
-    var unjoinedThreads: Set<pthread_t> = []
-    /// Connection threads that have ended and wait to be joined by the accept thread or stop().
-    var finishedThreads: [pthread_t] = []
 
     /// Appends a record for a request that has just arrived and counts it in flight.
     mutating func _admit(_ record: SampleOrigin.RequestRecord) -> RecordTicket {
@@ -61,11 +51,16 @@ struct OriginState {
         inFlightByPath[path, default: 0] += 1
         peakInFlight = max(peakInFlight, inFlight)
         peakInFlightByPath[path] = max(peakInFlightByPath[path] ?? 0, inFlightByPath[path] ?? 0)
-        return RecordTicket(logEpoch: logEpoch, path: path, index: (log[path]?.count ?? 1) - 1)
+        let ticket = RecordTicket(
+            logEpoch: logEpoch, path: path, index: (log[path]?.count ?? 1) - 1, sequenceNumber: record.sequenceNumber)
+        active[record.sequenceNumber] = ticket
+        return ticket
     }
 
-    /// Fills in the outcome of a request and takes it out of the in-flight counts.
+    /// Fills in the outcome of a request and takes it out of the in-flight counts, once: a request
+    /// `stop()` already ended keeps what it recorded.
     mutating func _finish(_ ticket: RecordTicket, update: (inout SampleOrigin.RequestRecord) -> Void) {
+        guard active.removeValue(forKey: ticket.sequenceNumber) != nil else { return }
         inFlight = max(0, inFlight - 1)
         inFlightByPath[ticket.path] = max(0, (inFlightByPath[ticket.path] ?? 0) - 1)
         // A record written before resetLog() is gone; its outcome is dropped with it.
@@ -76,6 +71,18 @@ struct OriginState {
     mutating func _updateRecord(_ ticket: RecordTicket, update: (inout SampleOrigin.RequestRecord) -> Void) {
         guard ticket.logEpoch == logEpoch, log[ticket.path]?.indices.contains(ticket.index) == true else { return }
         update(&log[ticket.path, default: []][ticket.index])
+    }
+
+    /// Takes the gate waiters of `path` that may go now (all of them when `everyone`).
+    mutating func _openGate(_ path: String, everyone: Bool) -> [CheckedContinuation<Bool, Never>] {
+        let releases = gateReleases[path, default: 0]
+        let gated = behaviors[path]?.gated ?? false
+        var opened: [CheckedContinuation<Bool, Never>] = []
+        for (id, waiter) in gateWaiters[path] ?? [:] where everyone || !gated || releases > waiter.ticket {
+            opened.append(waiter.continuation)
+            gateWaiters[path]?[id] = nil
+        }
+        return opened
     }
 
     /// A fresh strong ETag; the per-instance prefix keeps tags of two origins apart.

@@ -1,8 +1,9 @@
 import Foundation
+import MediaAssetsHTTPServer
 
 extension SampleOrigin {
     /// A request admitted to the log, with the behaviour snapshot it runs under.
-    private struct Admission {
+    struct Admission {
         var ticket: OriginState.RecordTicket
         var behavior: Behavior
         var injectsFailure: Bool
@@ -12,39 +13,25 @@ extension SampleOrigin {
         var resourceKey: String
     }
 
-    /// A connection thread: answers requests until the client closes, an answer closes, or stop().
-    func serveConnection(fd: Int32, id: Int) {
-        var reader = RequestReader(fd: fd, maximumHeadSize: Self.maximumHeadSize)
-        var writer = ResponseWriter(fd: fd, pause: { [self] in pause(for: $0) })
-        writer.bandwidth = bandwidth
-        serving: while true {
-            switch reader.next() {
-            case .endOfStream:
-                break serving
-            case let .rejected(status, reason):
-                state.withLock { $0.rejectedRequestCount += 1 }
-                _ = writer.write(.text(status: status, reason), sendsBody: true, behavior: .normal, keepAlive: false)
-                break serving
-            case let .request(request):
-                guard exchange(request, connectionID: id, writer: writer) else { break serving }
-            }
-        }
-        endConnection(fd: fd, id: id)
-    }
-
-    /// Answers one request; returns whether the connection stays open for another.
-    private func exchange(_ request: HTTPRequestHead, connectionID: Int, writer: ResponseWriter) -> Bool {
-        let admission = admit(request, connectionID: connectionID)
+    /// Answers one request (the server's handler): logs it, applies the path's behaviour, and sends the answer.
+    func exchange(_ request: HTTPRequest, writer: HTTPResponseWriter) async {
+        let admission = admit(request)
         guard request.method == "GET" || request.method == "HEAD" else {
             let plan = ResponsePlan.text(status: 405, "only GET and HEAD", headers: [("Allow", "GET, HEAD")])
-            return send(plan, for: request, admission: admission, writer: writer)
+            return await send(plan, for: request, admission: admission, writer: writer)
         }
         if let gateTicket = admission.gateTicket,
-            !waitAtGate(path: admission.ticket.path, ticket: gateTicket)
+            !(await waitAtGate(path: admission.ticket.path, ticket: gateTicket, id: admission.ticket.sequenceNumber))
         {
             return abandon(admission)
         }
-        guard pause(for: admission.behavior.latency) else { return abandon(admission) }
+        if admission.behavior.latency > .zero {
+            do {
+                try await Task.sleep(for: admission.behavior.latency)
+            } catch {
+                return abandon(admission)
+            }
+        }
         let plan: ResponsePlan
         if admission.injectsFailure {
             var headers: [(name: String, value: String)] = []
@@ -60,20 +47,18 @@ extension SampleOrigin {
         } else {
             plan = .text(status: 404, "no resource at \(request.path)")
         }
-        return send(plan, for: request, admission: admission, writer: writer)
+        await send(plan, for: request, admission: admission, writer: writer)
     }
 
     private func send(
-        _ plan: ResponsePlan,
-        for request: HTTPRequestHead,
-        admission: Admission,
-        writer: ResponseWriter
-    ) -> Bool {
+        _ plan: ResponsePlan, for request: HTTPRequest, admission: Admission, writer: HTTPResponseWriter
+    ) async {
         // Recorded before the head goes out, so a client holding the response always finds the status logged.
         state.withLock { $0._updateRecord(admission.ticket) { $0.status = plan.status } }
-        let outcome = writer.write(
-            plan, sendsBody: request.method != "HEAD", behavior: admission.behavior, keepAlive: request.wantsKeepAlive
+        let outcome = await ResponseSending(
+            plan: plan, behavior: admission.behavior, writer: writer, bandwidth: bandwidth
         )
+        .send(includingBody: request.method != "HEAD")
         let endTime = Date()
         state.withLock { state in
             // Writes fail at stop() too; that is not the client hanging up.
@@ -86,20 +71,18 @@ extension SampleOrigin {
                 record.endTime = endTime
             }
         }
-        return outcome.connectionReusable
     }
 
-    /// Ends a request without a response (the origin is stopping).
-    private func abandon(_ admission: Admission) -> Bool {
+    /// Ends a request without a response (the origin is stopping, or the client left while it waited).
+    private func abandon(_ admission: Admission) {
         let endTime = Date()
         state.withLock { state in
             state._finish(admission.ticket) { $0.endTime = endTime }
         }
-        return false
     }
 
     /// Logs the request, counts it in flight and takes the behaviour snapshot (counting down `failNext`).
-    private func admit(_ request: HTTPRequestHead, connectionID: Int) -> Admission {
+    private func admit(_ request: HTTPRequest) -> Admission {
         let startTime = Date()
         return state.withLock { state in
             let key = state.resources[request.target] != nil ? request.target : request.path
@@ -111,7 +94,7 @@ extension SampleOrigin {
             }
             state.nextSequenceNumber += 1
             let record = RequestRecord(
-                sequenceNumber: state.nextSequenceNumber, connectionID: connectionID, method: request.method,
+                sequenceNumber: state.nextSequenceNumber, connectionID: request.connectionID, method: request.method,
                 path: key, target: request.target, headers: request.headers, startTime: startTime,
                 status: nil, bodyBytesSent: 0, bodyCompleted: false, clientClosedEarly: false, endTime: nil
             )
@@ -123,18 +106,24 @@ extension SampleOrigin {
         }
     }
 
-    /// Holds a request until the gate of `path` is released past `ticket` or removed; `false` on stop.
-    private func waitAtGate(path: String, ticket: Int) -> Bool {
-        while true {
-            let generation = wakeups.currentGeneration
-            let verdict = state.withLock { state -> Bool? in
-                if state.isStopping { return false }
-                let gated = state.behaviors[path]?.gated ?? false
-                if !gated || state.gateReleases[path, default: 0] > ticket { return true }
-                return nil
+    /// Holds a request until the gate of `path` is released past `ticket` or removed; `false` when the
+    /// origin stops or the request's task is cancelled (its client hung up).
+    private func waitAtGate(path: String, ticket: Int, id: Int) async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let verdict = state.withLock { state -> Bool? in
+                    if state.isStopping || Task.isCancelled { return false }
+                    let gated = state.behaviors[path]?.gated ?? false
+                    if !gated || state.gateReleases[path, default: 0] > ticket { return true }
+                    state.gateWaiters[path, default: [:]][id] = OriginState.GateWaiter(
+                        ticket: ticket, continuation: continuation)
+                    return nil
+                }
+                if let verdict { continuation.resume(returning: verdict) }
             }
-            if let verdict { return verdict }
-            wakeups.wait(whileGenerationIs: generation, until: nil)
+        } onCancel: {
+            let waiter = state.withLock { $0.gateWaiters[path]?.removeValue(forKey: id) }
+            waiter?.continuation.resume(returning: false)
         }
     }
 }

@@ -48,7 +48,9 @@ extension SampleOrigin {
         )
     }
 
-    /// Registers every regular file of `directory` (not recursive) as `<prefix>/<name>`, typed by extension.
+    /// Registers every regular file of `directory` (not recursive) as `<prefix>/<name>`, typed by extension,
+    /// with the file's modification time as `Last-Modified` and an `ETag` made of it and the size (as nginx
+    /// does), so two origins serving the same file agree on its validators.
     ///
     /// - Returns: the registered paths, sorted.
     @discardableResult
@@ -62,7 +64,13 @@ extension SampleOrigin {
             else { continue }
             let path = "\(prefix)/\(name)"
             let contentType = Self.contentType(forExtension: file.pathExtension)
-            register(path, data: try Data(contentsOf: file), contentType: contentType)
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            let modified = Self.wholeSeconds((attributes[.modificationDate] as? Date) ?? Date())
+            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+            let etag = "\"\(String(Int(modified.timeIntervalSince1970), radix: 16))-\(String(size, radix: 16))\""
+            register(
+                path, data: try Data(contentsOf: file, options: .alwaysMapped), contentType: contentType,
+                lastModified: modified, etag: etag)
             paths.append(path)
         }
         return paths

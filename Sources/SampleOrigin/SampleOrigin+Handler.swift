@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssetsHTTPServer
 
 extension SampleOrigin {
     /// A request for a path no resource is registered at, as a ``Handler`` sees it.
@@ -15,7 +16,7 @@ extension SampleOrigin {
         /// How the request's `Range` header applies to a body of `length` bytes: `nil` for the whole
         /// body (no header, another unit, several ranges), an empty range when unsatisfiable (416).
         public func byteRange(forLength length: Int) -> Range<Int>? {
-            switch ByteRangeRequest(header: headers["range"], length: length) {
+            switch HTTPRangeRequest(header: headers["range"], length: length) {
             case .whole: return nil
             case .partial(let range): return range
             case .unsatisfiable: return length..<length
@@ -46,22 +47,20 @@ extension SampleOrigin {
         }
     }
 
-    /// Answers requests for unregistered paths on the connection's own thread (it may block: each
-    /// connection has a thread, and ``maximumConnections`` bounds them).
+    /// Answers requests for unregistered paths; it runs on the server's thread, so it must not block.
     public typealias Handler = @Sendable (HandledRequest) -> HandledResponse
 
     /// Makes `handler` answer every request for a path no resource is registered at (instead of 404);
-    /// `nil` restores 404. This is how a server other than a sample origin (a caching proxy) reuses
-    /// the origin's HTTP/1.1 core: loopback binding, bounded heads and connections, 4xx for malformed
-    /// requests, logging and a clean ``stop()``.
+    /// `nil` restores 404. The answer is logged and shaped by the path's behaviour like a resource's.
+    /// (A server of its own, such as a caching proxy, uses `MediaAssetsHTTPServer` directly.)
     public func setHandler(_ handler: Handler?) {
         state.withLock { $0.handler = handler }
     }
 
     /// At most this many connections are served at once; one more is answered 503 and closed.
     public var maximumConnections: Int {
-        get { state.withLock { $0.maximumConnections } }
-        set { state.withLock { $0.maximumConnections = max(1, newValue) } }
+        get { server.maximumConnections }
+        set { server.maximumConnections = newValue }
     }
 
     /// The plan for a handler's answer.
@@ -71,12 +70,4 @@ extension SampleOrigin {
             bodyRange: 0..<response.body.count, carriesResourceBody: (200..<300).contains(response.status)
         )
     }
-}
-
-/// Feeds arbitrary bytes to the request-head parser the origin and the proxy share: it must return a
-/// head or throw, never crash. The libFuzzer entry point of the parser (see `Fuzz/`).
-public func fuzzHTTPRequestHead(_ data: Data) {
-    let bytes = [UInt8](data)
-    _ = try? HTTPRequestHead(parsing: bytes[...])
-    _ = ByteRangeRequest(header: String(decoding: bytes.prefix(256), as: UTF8.self), length: bytes.count)
 }

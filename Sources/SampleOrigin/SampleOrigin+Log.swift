@@ -33,36 +33,31 @@ extension SampleOrigin {
         return state.withLock { $0.peakInFlightByPath[path] ?? 0 }
     }
 
-    /// Requests rejected before they had a path (400, 431, 505), which are not in the log.
+    /// Requests rejected before they had a path (400, 413, 431, 505, and 503 over the connection bound),
+    /// which are not in the log.
     public var rejectedRequestCount: Int {
-        state.withLock { $0.rejectedRequestCount }
+        let rejected = server.rejectedRequestCount
+        return rejected - state.withLock { $0.rejectedBaseline }
     }
 
     /// TCP connections accepted since creation; fewer connections than requests shows keep-alive at work.
-    public var acceptedConnectionCount: Int {
-        state.withLock { $0.acceptedConnectionCount }
-    }
+    public var acceptedConnectionCount: Int { server.acceptedConnectionCount }
 
     /// Connections open right now.
-    public var activeConnectionCount: Int {
-        state.withLock { $0.connections.count }
-    }
+    public var activeConnectionCount: Int { server.activeConnectionCount }
 
-    /// Threads started by the origin and not yet joined (the accept thread counts); 0 after ``stop()``.
-    public var runningThreadCount: Int {
-        state.withLock { state in
-            state.unjoinedThreads.count + (state.listener?.acceptThread == nil ? 0 : 1)
-        }
-    }
+    /// Threads the origin runs (its server's polling thread); 0 after ``stop()``.
+    public var runningThreadCount: Int { server.runningThreadCount }
 
     /// Clears the log and the peak counters (peaks restart from what is in flight now).
     ///
     /// Requests still running when the log is reset finish without being recorded.
     public func resetLog() {
+        let rejected = server.rejectedRequestCount
         state.withLock { state in
             state.log = [:]
             state.logEpoch += 1
-            state.rejectedRequestCount = 0
+            state.rejectedBaseline = rejected
             state.peakInFlight = state.inFlight
             state.peakInFlightByPath = state.inFlightByPath.filter { $0.value > 0 }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssetsHTTPServer
 import Synchronization
 
 /// A small HTTP/1.1 origin on 127.0.0.1 for tests and examples: the network of every MediaAssets test.
@@ -25,7 +26,7 @@ import Synchronization
 /// ```
 ///
 /// What each part offers:
-/// - Content: ``register(_:data:contentType:cacheControl:lastModified:)``, ``replace(_:data:)`` (new ETag and
+/// - Content: ``register(_:data:contentType:cacheControl:lastModified:etag:)``, ``replace(_:data:)`` (new ETag and
 ///   Last-Modified), ``unregister(_:)``; unknown paths get 404. A request's query is ignored unless a path was
 ///   registered with that exact query.
 /// - HTTP: GET and HEAD (other methods get 405); keep-alive and pipelining, `Connection: close` honoured;
@@ -38,37 +39,33 @@ import Synchronization
 ///   ``waitForInFlight(path:count:timeout:)``, ``waitForFinishedRequests(path:count:timeout:)`` and
 ///   ``waitUntilClientClosed(path:timeout:)``.
 ///
-/// Threading: one accept thread plus one thread per connection; shared state sits behind a `Mutex` that is
-/// never held across socket reads or writes, and waits (gate, latency, throttle) sleep on a condition that
-/// ``stop()`` signals. ``stop()`` closes every socket and joins every thread; threads keep the origin alive
-/// while it runs, so always call ``stop()`` when done. Writes use `MSG_NOSIGNAL`, so a client hanging up never
-/// raises SIGPIPE, and large bodies go out in 1 MiB slices straight from the `Data`'s buffer.
+/// Threading: it runs on the package's HTTP/1.1 core (`MediaAssetsHTTPServer`): one thread polls every socket
+/// and runs the requests' tasks, so waits (gate, latency, throttle, stall) hold no thread at all and never
+/// need the cooperative pool. Shared state sits behind a `Mutex`; large bodies go out in 1 MiB slices straight
+/// from the `Data`'s buffer, each write waiting while the client is slow. ``stop()`` closes every socket and
+/// joins the thread; always call it when done.
 public final class SampleOrigin: Sendable {
     let state = Mutex(OriginState())
-    let wakeups = WakeupSignal()
     /// The link bodies share when a bandwidth limit is set (``setBandwidthLimit(bytesPerSecond:)``).
     let bandwidth = BandwidthLimit()
+    /// The HTTP/1.1 core: sockets, parsing, keep-alive, bounds and 4xx answers.
+    let server: HTTPServer
     /// Keeps the ETags of two origins in one process apart.
     let instanceTag = String(UInt32.random(in: .min ... .max), radix: 16)
-    /// Request heads larger than this get 431 and the connection is closed.
-    static let maximumHeadSize = 64 * 1024
 
     /// Creates a stopped origin with no resources; register resources, then call ``start()``.
-    public init() {}
+    public init() {
+        // The server's handler holds the origin weakly: the origin owns the server, not the reverse.
+        let reference = OriginReference()
+        server = HTTPServer { request, writer in await reference.origin?.exchange(request, writer: writer) }
+        reference.set(self)
+    }
 
     /// The listening port, or 0 while stopped.
-    public var port: Int {
-        state.withLock { $0.listener?.port ?? 0 }
-    }
+    public var port: Int { server.port }
 
     /// `http://127.0.0.1:<port>` (the port is 0 while stopped).
-    public var baseURL: URL {
-        var components = URLComponents()
-        components.scheme = "http"
-        components.host = "127.0.0.1"
-        components.port = port
-        return components.url ?? URL(fileURLWithPath: "/")
-    }
+    public var baseURL: URL { server.baseURL }
 
     /// The URL of `path` on this origin; the path is percent-encoded, a `?query` part is kept as a query.
     public func url(for path: String) -> URL {
@@ -93,17 +90,20 @@ public final class SampleOrigin: Sendable {
     ///   - contentType: sent as `Content-Type`.
     ///   - cacheControl: sent as `Cache-Control` when set, for example `max-age=60` or `no-store`.
     ///   - lastModified: the `Last-Modified` date (whole seconds); now when `nil`.
+    ///   - etag: the strong `ETag` (quotes included); a fresh one of this origin's when `nil`. A fixed one
+    ///     keeps validators the same across origins, as a web server's do for a file.
     public func register(
         _ path: String,
         data: Data,
         contentType: String,
         cacheControl: String? = nil,
-        lastModified: Date? = nil
+        lastModified: Date? = nil,
+        etag: String? = nil
     ) {
         let path = Self.normalized(path)
         let modified = Self.wholeSeconds(lastModified ?? Date())
         state.withLock { state in
-            let etag = state._nextETag(instanceTag: instanceTag, length: data.count)
+            let etag = etag ?? state._nextETag(instanceTag: instanceTag, length: data.count)
             state.resources[path] = OriginResource(
                 data: data, contentType: contentType, cacheControl: cacheControl, lastModified: modified, etag: etag
             )
@@ -134,8 +134,11 @@ public final class SampleOrigin: Sendable {
     /// and removing the gate lets requests waiting at it go.
     public func setBehavior(_ path: String, _ behavior: Behavior) {
         let path = Self.normalized(path)
-        state.withLock { $0.behaviors[path] = behavior }
-        wakeups.broadcast()
+        let opened = state.withLock { state in
+            state.behaviors[path] = behavior
+            return state._openGate(path, everyone: false)
+        }
+        for waiter in opened { waiter.resume(returning: true) }
     }
 
     /// The behaviour of `path` as it is now (`failNext` shows the failures still to come).
@@ -151,8 +154,11 @@ public final class SampleOrigin: Sendable {
     /// so the requests you mean are already waiting.
     public func release(_ path: String) {
         let path = Self.normalized(path)
-        state.withLock { $0.gateReleases[path, default: 0] += 1 }
-        wakeups.broadcast()
+        let opened = state.withLock { state in
+            state.gateReleases[path, default: 0] += 1
+            return state._openGate(path, everyone: false)
+        }
+        for waiter in opened { waiter.resume(returning: true) }
     }
 
     /// The current ETag of `path`, or `nil` if nothing is registered there.
@@ -177,4 +183,17 @@ public final class SampleOrigin: Sendable {
         guard seconds.isFinite else { return Date(timeIntervalSince1970: 0) }
         return Date(timeIntervalSince1970: min(max(seconds.rounded(.down), 0), 253_402_300_799))
     }
+}
+
+/// The origin a server's handler answers for, held weakly.
+final class OriginReference: Sendable {
+    private struct Weak {
+        weak var origin: SampleOrigin?
+    }
+
+    private let reference = Mutex(Weak())
+
+    var origin: SampleOrigin? { reference.withLock { $0.origin } }
+
+    func set(_ origin: SampleOrigin) { reference.withLock { $0.origin = origin } }
 }

@@ -2,11 +2,11 @@ import Foundation
 import MediaAssets
 import MediaAssetsAnimation
 import MediaAssetsEncryption
+import MediaAssetsHTTPServer
 import MediaAssetsImage
 import MediaAssetsRedis
 import MediaAssetsVideo
 import MediaAssetsVideoProxy
-import SampleOrigin
 import Testing
 
 /// Replays every input `Fuzz/run` kept in `Fuzz/Regressions/<target>/` through that target's parser, so a
@@ -41,6 +41,7 @@ struct FuzzRegressionTests {
         "hls-playlist": fuzzHLSPlaylist,
         "http-request-head": fuzzHTTPRequestHead,
         "proxy-path": fuzzVideoProxyPath,
+        "download-index": fuzzVideoDownloadIndex,
         "resp-reply": fuzzRESPReply,
         "disk-entry-file": { data in
             fuzzDiskEntryFile(data)
@@ -99,7 +100,7 @@ struct FuzzRegressionTests {
         arguments: [
             "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif",
             "thumbhash", "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
-            "animation-frames", "sealed-entry",
+            "animation-frames", "sealed-entry", "download-index",
         ]
     )
     func replaysInputs(target: String) throws {

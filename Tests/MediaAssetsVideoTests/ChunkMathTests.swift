@@ -61,9 +61,8 @@ import Testing
 
 @Suite("Video validators")
 struct VideoValidatorTests {
-    private func response(_ headers: [String: String]) -> DataResponse {
-        DataResponse(
-            url: URL(string: "https://cdn.example.com/v.mp4")!, statusCode: 206, headers: headers, data: Data())
+    private func response(_ headers: [String: String]) -> ResponseHead {
+        ResponseHead(url: URL(string: "https://cdn.example.com/v.mp4")!, statusCode: 206, headers: headers)
     }
 
     @Test func a206OfAnotherVersionIsNotSpliced() {

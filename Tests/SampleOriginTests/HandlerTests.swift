@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssetsHTTPServer
 import SampleOrigin
 import Synchronization
 import TestSupport

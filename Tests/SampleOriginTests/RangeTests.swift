@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssetsHTTPServer
 import Testing
 
 @testable import SampleOrigin
@@ -59,7 +60,7 @@ struct RangeTests {
     @Test(
         "Resolving Range headers, including hostile ones",
         arguments: [
-            ("bytes=0-0", 10, ByteRangeRequest.partial(0..<1)),
+            ("bytes=0-0", 10, HTTPRangeRequest.partial(0..<1)),
             ("bytes=-0", 10, .unsatisfiable),
             ("bytes=-50", 10, .partial(0..<10)),
             ("bytes=5-2", 10, .whole),
@@ -69,8 +70,8 @@ struct RangeTests {
             ("bytes=0-99999999999999999999999", 10, .partial(0..<10)),
             ("bytes=0-", 0, .unsatisfiable),
         ])
-    func resolving(header: String, length: Int, expected: ByteRangeRequest) {
+    func resolving(header: String, length: Int, expected: HTTPRangeRequest) {
         // Given a header and a length / When resolved / Then
-        #expect(ByteRangeRequest(header: header, length: length) == expected)
+        #expect(HTTPRangeRequest(header: header, length: length) == expected)
     }
 }

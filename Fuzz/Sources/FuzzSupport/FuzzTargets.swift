@@ -2,6 +2,7 @@ import Foundation
 import MediaAssets
 import MediaAssetsAnimation
 import MediaAssetsEncryption
+import MediaAssetsHTTPServer
 import MediaAssetsImage
 import MediaAssetsRedis
 import MediaAssetsVideo
@@ -14,7 +15,7 @@ public enum FuzzTargets {
     /// All targets, in the order `Fuzz/run` runs them.
     public static let all: [FuzzTarget] = [
         jpeg, jpegIncremental, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist,
-        httpRequestHead, proxyPath, respReply, diskEntryFile, animationFrames, sealedEntry,
+        httpRequestHead, proxyPath, respReply, diskEntryFile, animationFrames, sealedEntry, downloadIndex,
     ]
 
     /// The target named `name`, if any.
@@ -85,7 +86,12 @@ public enum FuzzTargets {
     public static let hlsPlaylist = FuzzTarget(
         name: "hls-playlist", seeds: ProtocolSeeds.hlsPlaylist, parse: fuzzHLSPlaylist)
 
-    /// The HTTP request-head and `Range` parser that `SampleOrigin` and the video proxy share.
+    /// The video downloads' index parser and its record checks (file names that must stay in their directory).
+    public static let downloadIndex = FuzzTarget(
+        name: "download-index", seeds: ProtocolSeeds.downloadIndex, parse: fuzzVideoDownloadIndex)
+
+    /// The request-head and `Range` parser of the HTTP/1.1 core (`MediaAssetsHTTPServer`), which the video
+    /// proxy and `SampleOrigin` run on.
     public static let httpRequestHead = FuzzTarget(
         name: "http-request-head", seeds: ProtocolSeeds.httpRequestHead, parse: fuzzHTTPRequestHead)
 

@@ -46,6 +46,23 @@ enum ProtocolSeeds {
     }
 
     /// Paths as `VideoProxy` writes them: `/<kind>/<base64url of [range|]origin URL>/<file name>`.
+    static func downloadIndex() -> [String: Data] {
+        let progressive = """
+            {"downloads":[{"fileName":"media.mp4","headers":{"Authorization":"Bearer t"},"id":"d1",\
+            "info":{"contentType":"video/mp4","etag":"\\"e1\\"","length":1048576},"key":"https://cdn/v.mp4",\
+            "kind":"progressive","order":0,"state":"queued","url":"https://cdn/v.mp4"}],"nextNumber":2,"version":1}
+            """
+        let hls = """
+            {"downloads":[{"fileName":"media.bin","headers":{},"id":"d7","kind":"hls","order":3,"state":"completed",\
+            "key":"https://cdn/s.m3u8","url":"https://cdn/s.m3u8","maximumBandwidth":800000,"hls":{"files":[\
+            {"name":"video-00000.ts","key":"https://cdn/seg0.ts","uri":"https://cdn/seg0.ts","kind":"segment"},\
+            {"name":"video-init-00001.mp4","key":"https://cdn/i.mp4@bytes=0-99","uri":"https://cdn/i.mp4",\
+            "byteRange":[0,100],"kind":"initSection"}],"playlists":{"https://cdn/s.m3u8":"source-0.m3u8"},\
+            "localPlaylist":"video.m3u8"}}],"nextNumber":8,"version":1}
+            """
+        return ["seed-progressive.json": Data(progressive.utf8), "seed-hls.json": Data(hls.utf8)]
+    }
+
     static func proxyPath() -> [String: Data] {
         func path(_ kind: String, _ token: String, _ name: String) -> Data {
             let encoded = Data(token.utf8).base64EncodedString()

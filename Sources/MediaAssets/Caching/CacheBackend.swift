@@ -35,6 +35,11 @@ public protocol CacheBackend: Sendable {
     /// Returns the live entry for `key`, or `nil` on a miss, and marks it recently used.
     func entry(forKey key: CacheKey) async throws -> CacheEntry?
 
+    /// Returns the live entries for `keys`, in order (`nil` for each miss): what `entry(forKey:)` returns
+    /// for each, read in one go where the backend can (one hop to its I/O queue for a window of video
+    /// chunks). The default asks `entry(forKey:)` key by key.
+    func entries(forKeys keys: [CacheKey]) async throws -> [CacheEntry?]
+
     /// Stores `entry` under `key`, replacing any entry there.
     func store(_ entry: CacheEntry, forKey key: CacheKey) async throws
 
@@ -80,6 +85,14 @@ public protocol CacheBackend: Sendable {
 extension CacheBackend {
     /// No limit is known.
     public var byteLimit: Int? { nil }
+
+    /// Asks `entry(forKey:)` for each key in turn.
+    public func entries(forKeys keys: [CacheKey]) async throws -> [CacheEntry?] {
+        var entries: [CacheEntry?] = []
+        entries.reserveCapacity(keys.count)
+        for key in keys { entries.append(try await entry(forKey: key)) }
+        return entries
+    }
 
     /// Does nothing: expired entries are misses whether or not they are removed.
     public func removeExpired() async throws {}

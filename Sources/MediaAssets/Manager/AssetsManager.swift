@@ -118,6 +118,19 @@ public final class AssetsManager: Sendable {
         return try await backend(for: storageType).entry(forKey: key)
     }
 
+    /// Returns the cached entries for `keys` in order (`nil` for each miss) without fetching: results still
+    /// being written first, then the backend, which reads the rest in one go where it can.
+    public func cachedEntries(forKeys keys: [CacheKey], storageType: StorageType) async throws -> [CacheEntry?] {
+        var entries = keys.map {
+            pendingWrites.entry(for: .init(storageType: storageType, key: $0), includingUnvalidated: false)
+        }
+        let missing = entries.indices.filter { entries[$0] == nil }
+        guard !missing.isEmpty else { return entries }
+        let stored = try await backend(for: storageType).entries(forKeys: missing.map { keys[$0] })
+        for (index, entry) in zip(missing, stored) { entries[index] = entry }
+        return entries
+    }
+
     /// Stores `entry` under `key` and returns once the backend has it.
     public func store(_ entry: CacheEntry, forKey key: CacheKey, storageType: StorageType) async throws {
         pendingWrites.drop(.init(storageType: storageType, key: key))

@@ -1,28 +1,21 @@
 import Foundation
 import MediaAssets
 
-/// One chunk of one resource: the key its fetch is coalesced under in the util's `RequestPool`.
+/// One chunk of one resource: the key of the fetch registered for it.
 struct ChunkID: Sendable, Hashable {
     let resource: CacheKey
     let index: Int
 }
 
-/// A contiguous run of missing chunks fetched with one Range request.
-struct ChunkRun: Sendable {
-    let key: CacheKey
-    let asset: AssetRequest
-    /// The content info the fetch validates against (`If-Range`).
-    let info: VideoContentInfo
-    let chunks: Range<Int>
-
-    /// Cuts ascending chunk ids into contiguous runs: the flights a reader starts for what it misses.
-    static func runs(of ids: [ChunkID]) -> [[ChunkID]] {
-        var runs: [[ChunkID]] = []
-        for id in ids {
-            if let last = runs.last?.last, last.resource == id.resource, last.index + 1 == id.index {
-                runs[runs.count - 1].append(id)
+extension Range<Int> {
+    /// The contiguous runs of the ascending `indices`.
+    static func runs(of indices: [Int]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        for index in indices {
+            if let last = runs.last, last.upperBound == index {
+                runs[runs.count - 1] = last.lowerBound..<(index + 1)
             } else {
-                runs.append([id])
+                runs.append(index..<(index + 1))
             }
         }
         return runs

@@ -6,6 +6,8 @@ public struct HLSStatistics: Sendable, Hashable, CustomStringConvertible {
     public var bytesFetched = 0
     /// Bytes of segments, keys and init sections served from the cache.
     public var bytesServedFromCache = 0
+    /// Bytes of segments, keys and init sections read from completed downloads.
+    public var bytesServedFromDownloads = 0
     /// Segments, keys and init sections written to the cache.
     public var resourcesStored = 0
     /// Writes to the cache that failed (the bytes were still served).
@@ -20,6 +22,7 @@ public struct HLSStatistics: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         "origin requests \(originRequests), fetched \(bytesFetched) B, served from cache \(bytesServedFromCache) B, "
+            + "from downloads \(bytesServedFromDownloads) B, "
             + "stored \(resourcesStored), store failures \(storeFailures), joins \(fetchesJoined), "
             + "files downloaded \(filesDownloaded)"
     }

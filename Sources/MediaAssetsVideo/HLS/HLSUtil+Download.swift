@@ -1,5 +1,6 @@
 import Foundation
 import MediaAssets
+import Synchronization
 
 extension HLSUtil {
     /// How far a download has come.
@@ -20,24 +21,66 @@ extension HLSUtil {
         let variant: HLSVariant?
     }
 
+    /// What a download of a stream consists of: its media playlists, their files, and the local playlists.
+    struct DownloadPlan: Sendable {
+        /// Every segment, init section and key, with its local file name, in playing order.
+        var files: [(resource: HLSResource, name: String)]
+        /// The local playlists to write (`video.m3u8`, `audio.m3u8`, `index.m3u8`) and their text.
+        var localPlaylists: [(name: String, text: String)]
+        /// The local playlist a player opens.
+        var entryName: String
+        /// The playlists read (the master and the media playlists), to keep their text.
+        var sourcePlaylists: [AssetRequest]
+    }
+
     /// Downloads a VOD stream for offline play into `directory` and returns the local playlist's URL.
     ///
     /// A master playlist downloads the variant `select` picks (by default the highest bandwidth) and
     /// its audio rendition; the result is then a local master playlist `index.m3u8` over
     /// `video.m3u8` and `audio.m3u8`, else `video.m3u8` alone. Every file keeps an extension its format
-    /// is known by (`.ts`, `.m4s`, `.mp4`, `.aac`, …) so players open it. Files are written atomically,
-    /// so a download killed at any point resumes with `download` into the same directory, fetching
-    /// only what is missing (and nothing the cache still holds). The files live outside the cache:
-    /// the cache's LRU never evicts them; delete the directory to remove the download.
+    /// is known by (`.ts`, `.m4s`, `.mp4`, `.aac`, …) so players open it. Segments, keys and init sections
+    /// are fetched `parallelism` at a time and written once, into the directory only (never into the
+    /// cache: a file the cache already holds is copied from it). Files are written atomically, so a
+    /// download killed at any point resumes with `download` into the same directory, fetching only what
+    /// is missing. A failed fetch lets the fetches under way finish (their files are kept), then throws.
+    /// The files live outside the cache: its LRU never evicts them; delete the directory to remove the
+    /// download (or use `VideoDownloads`, which keeps a queue of downloads across restarts).
     ///
     /// - Throws: `HLSError.unexpectedPlaylistKind` for a live stream (no `EXT-X-ENDLIST`), `.writeFailed`,
     ///   and the errors of `playlist(for:)` and `data(for:headers:)`.
     public func download(
         _ request: AssetRequest, to directory: URL,
         progress: (@Sendable (DownloadProgress) -> Void)? = nil,
-        select: @Sendable (HLSMasterPlaylist) -> HLSVariant? = HLSUtil.highestBandwidth
+        select: @Sendable (HLSMasterPlaylist) -> HLSVariant? = HLSUtil.highestBandwidth,
+        parallelism: Int = 8
     ) async throws -> URL {
         try createDirectory(directory)
+        let plan = try await downloadPlan(for: request, select: select)
+        let total = plan.files.count
+        let counts = Mutex(DownloadProgress(completedFiles: 0, totalFiles: total, bytesWritten: 0))
+        progress?(counts.withLock { $0 })
+        try await downloadFiles(
+            plan.files, into: directory, headers: request.headers, parallelism: parallelism,
+            completed: { bytes in
+                let now = counts.withLock { counts -> DownloadProgress in
+                    counts.completedFiles += 1
+                    counts.bytesWritten += bytes
+                    return counts
+                }
+                progress?(now)
+            })
+        for (name, text) in plan.localPlaylists {
+            try write(Data(text.utf8), to: directory.appendingPathComponent(name))
+        }
+        return directory.appendingPathComponent(plan.entryName)
+    }
+
+    /// Reads the playlists of a VOD stream and names every file of the download.
+    ///
+    /// - Throws: `HLSError.unexpectedPlaylistKind` for a live stream; the errors of `playlist(for:)`.
+    func downloadPlan(
+        for request: AssetRequest, select: (HLSMasterPlaylist) -> HLSVariant?
+    ) async throws -> DownloadPlan {
         var plans: [(MediaPlaylistRequest, HLSMediaPlaylist)] = []
         for playlistRequest in try await mediaPlaylistRequests(for: request, select: select) {
             let media = try await mediaPlaylist(for: playlistRequest.request)
@@ -48,33 +91,71 @@ extension HLSUtil {
             plans.append((playlistRequest, media))
         }
         let files = plans.map { Self.localFiles(of: $0.1, prefix: $0.0.name) }
-        let totalFiles = files.reduce(0) { $0 + $1.count }
-        var state = DownloadProgress(completedFiles: 0, totalFiles: totalFiles, bytesWritten: 0)
-        progress?(state)
-        for (resource, name) in files.joined() {
-            try Task.checkCancellation()
-            let path = directory.appendingPathComponent(name)
-            if !FileManager.default.fileExists(atPath: path.path) {
-                let bytes = try await data(for: resource, headers: request.headers)
-                try write(bytes, to: path)
-                state.bytesWritten += bytes.count
-                counters.withLock { $0.filesDownloaded += 1 }
-            }
-            state.completedFiles += 1
-            progress?(state)
-        }
+        var localPlaylists: [(String, String)] = []
         for (index, (playlistRequest, media)) in plans.enumerated() {
             let names = Dictionary(files[index], uniquingKeysWith: { first, _ in first })
-            let text = Self.localMediaPlaylist(media, files: names)
-            try write(Data(text.utf8), to: directory.appendingPathComponent("\(playlistRequest.name).m3u8"))
+            localPlaylists.append(("\(playlistRequest.name).m3u8", Self.localMediaPlaylist(media, files: names)))
         }
-        guard plans.count > 1, let variant = plans[0].0.variant else {
-            return directory.appendingPathComponent("\(plans[0].0.name).m3u8")
+        var entryName = "\(plans[0].0.name).m3u8"
+        if plans.count > 1, let variant = plans[0].0.variant {
+            localPlaylists.append(("index.m3u8", Self.localMasterPlaylist(variant: variant, hasAudio: true)))
+            entryName = "index.m3u8"
         }
-        let master = Self.localMasterPlaylist(variant: variant, hasAudio: true)
-        let masterURL = directory.appendingPathComponent("index.m3u8")
-        try write(Data(master.utf8), to: masterURL)
-        return masterURL
+        var sources = [request]
+        for (playlistRequest, _) in plans where playlistRequest.request.url != request.url {
+            sources.append(playlistRequest.request)
+        }
+        return DownloadPlan(
+            files: files.joined().map { ($0.0, $0.1) }, localPlaylists: localPlaylists, entryName: entryName,
+            sourcePlaylists: sources)
+    }
+
+    /// Fetches the files of `files` missing from `directory`, `parallelism` at a time, and writes each one
+    /// atomically; `beforeWrite` may refuse a file (a quota), `completed` hears of each file present (with
+    /// the bytes written, 0 when it was there already). A failure lets the fetches under way finish, starts
+    /// no new one, and is thrown.
+    func downloadFiles(
+        _ files: [(resource: HLSResource, name: String)], into directory: URL, headers: [String: String],
+        parallelism: Int, beforeWrite: @escaping @Sendable (Int) throws -> Void = { _ in },
+        completed: @escaping @Sendable (Int) -> Void
+    ) async throws {
+        var pending = files[...]
+        var firstError: Error?
+        await withThrowingTaskGroup(of: Int.self) { group in
+            func startNext() -> Bool {
+                guard firstError == nil, let (resource, name) = pending.popFirst() else { return false }
+                let path = directory.appendingPathComponent(name)
+                group.addTask { [self] in
+                    if FileManager.default.fileExists(atPath: path.path) { return 0 }
+                    let bytes = try await bytesForDownload(resource, headers: headers)
+                    try beforeWrite(bytes.count)
+                    try await writeOffPool(bytes, to: path)
+                    counters.withLock { $0.filesDownloaded += 1 }
+                    return bytes.count
+                }
+                return true
+            }
+            for _ in 0..<max(1, parallelism) where !startNext() { break }
+            while let outcome = await group.nextResult() {
+                switch outcome {
+                case .success(let bytes): completed(bytes)
+                case .failure(let error): if firstError == nil { firstError = error }
+                }
+                _ = startNext()
+            }
+        }
+        if let firstError { throw firstError }
+        try Task.checkCancellation()
+    }
+
+    /// The bytes of `resource` for a download: from the cache when it holds them, else from the origin
+    /// (and not stored in the cache: the download is their only copy).
+    private func bytesForDownload(_ resource: HLSResource, headers: [String: String]) async throws -> Data {
+        if let cached = try? await manager.readData(forKey: cacheKey(for: resource), storageType: storageType) {
+            counters.withLock { $0.bytesServedFromCache += cached.count }
+            return cached
+        }
+        return try await fetch(AssetRequest(url: resource.uri, headers: headers), range: resource.byteRange)
     }
 
     /// The media playlists `request` stands for: itself, or a master's chosen variant and its audio.
@@ -178,8 +259,15 @@ extension HLSUtil {
         }
     }
 
+    /// `write(_:to:)` on a dispatch queue: file I/O never holds a thread of the cooperative pool.
+    func writeOffPool(_ data: Data, to url: URL) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            DispatchQueue.global().async { [self] in continuation.resume(with: Result { try write(data, to: url) }) }
+        }
+    }
+
     /// Writes through a temporary file and a rename, so a killed download never leaves a torn file.
-    private func write(_ data: Data, to url: URL) throws {
+    func write(_ data: Data, to url: URL) throws {
         do {
             try data.write(to: url, options: .atomic)
         } catch {

@@ -13,7 +13,8 @@ import FoundationNetworking
 /// `@bytes=a-b` appended for `EXT-X-BYTERANGE` parts; each is fetched once however many readers ask
 /// at once (the package's `RequestPool`). A master playlist and a VOD media playlist (`EXT-X-ENDLIST`)
 /// are cached too; a live media playlist is fetched anew each time and refreshed by
-/// `playlistUpdates(for:)` once per target duration. Only what a playlist lists is cached.
+/// `playlistUpdates(for:)` once per target duration. Only what a playlist lists is cached. Given
+/// `VideoDownloads`, completed downloads are read before the cache and the network.
 ///
 /// ```swift
 /// let hls = HLSUtil(manager: manager)
@@ -25,6 +26,8 @@ public final class HLSUtil: Sendable {
     public let manager: AssetsManager
     /// Where segments, keys, init sections and playlists are stored.
     public let storageType: StorageType
+    /// The downloads read before the cache and the network, if any.
+    public let downloads: VideoDownloads?
 
     let sleep: @Sendable (Duration) async throws -> Void
     let fetches = RequestPool<CacheKey, Data>()
@@ -35,13 +38,15 @@ public final class HLSUtil: Sendable {
     /// - Parameters:
     ///   - manager: fetches and stores everything.
     ///   - storageType: where segments, keys, init sections and playlists are stored.
+    ///   - downloads: completed downloads, read before the cache and the network.
     ///   - sleep: how `playlistUpdates(for:)` waits between reloads (tests inject their own).
     public init(
-        manager: AssetsManager, storageType: StorageType = .disk,
+        manager: AssetsManager, storageType: StorageType = .disk, downloads: VideoDownloads? = nil,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.manager = manager
         self.storageType = storageType
+        self.downloads = downloads
         self.sleep = sleep
     }
 
@@ -56,8 +61,19 @@ public final class HLSUtil: Sendable {
     ///
     /// - Throws: `HLSError.fetchFailed` or `.malformedPlaylist`; `CancellationError`.
     public func playlist(for request: AssetRequest) async throws -> HLSPlaylist {
+        try HLSPlaylist.parse(try await playlistData(for: request), url: request.url)
+    }
+
+    /// The text of the playlist `request` names: from a download, the cache (masters and VOD playlists), or
+    /// the origin.
+    func playlistData(for request: AssetRequest) async throws -> Data {
         let key = manager.cacheKey(for: request).variant("playlist")
-        let data = try await fetches.value(for: key) { [self] _ in
+        if let file = downloads?.downloadedPlaylist(forKey: manager.cacheKey(for: request)),
+            let data = try? await Self.readOffPool(file)
+        {
+            return data
+        }
+        return try await fetches.value(for: key) { [self] _ in
             if let cached = try? await manager.readData(forKey: key, storageType: storageType) { return cached }
             let data = try await fetch(request, range: nil)
             if let playlist = try? HLSPlaylist.parse(data, url: request.url), Self.isFinal(playlist) {
@@ -65,7 +81,13 @@ public final class HLSUtil: Sendable {
             }
             return data
         }
-        return try HLSPlaylist.parse(data, url: request.url)
+    }
+
+    /// Reads a downloaded file on a dispatch queue, off the cooperative pool.
+    static func readOffPool(_ url: URL) async throws -> Data {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try Data(contentsOf: url) }) }
+        }
     }
 
     /// The media playlist `request` names.
@@ -78,7 +100,8 @@ public final class HLSUtil: Sendable {
         return media
     }
 
-    /// The bytes of `resource` (a segment, init section or key), from the cache or fetched once and cached.
+    /// The bytes of `resource` (a segment, init section or key): from a download, from the cache, or fetched
+    /// once and cached.
     ///
     /// - Parameters:
     ///   - resource: what to read.
@@ -86,6 +109,10 @@ public final class HLSUtil: Sendable {
     /// - Throws: `HLSError.fetchFailed` or `.byteRangeMismatch`; `CancellationError`.
     public func data(for resource: HLSResource, headers: [String: String] = [:]) async throws -> Data {
         let key = cacheKey(for: resource)
+        if let file = downloads?.downloadedResource(forKey: key), let data = try? await Self.readOffPool(file) {
+            counters.withLock { $0.bytesServedFromDownloads += data.count }
+            return data
+        }
         return try await fetches.value(for: key) { [self] _ in
             if let cached = try? await manager.readData(forKey: key, storageType: storageType) {
                 counters.withLock { $0.bytesServedFromCache += cached.count }

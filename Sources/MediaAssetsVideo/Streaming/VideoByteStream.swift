@@ -1,12 +1,12 @@
 import Foundation
 import Synchronization
 
-/// The bytes of a range of a video, in order, produced one window at a time as the consumer takes them.
+/// The bytes of a range of a video, in order, as they come: from a download, the cache or the network.
 ///
-/// Nothing is fetched until iteration starts. The producer reads the next window (8 MiB by
-/// default, `VideoUtil.Configuration.windowSize`) only once the consumer has taken the previous
-/// one, so a slow consumer holds at most two windows in memory. Ending the iteration early or
-/// cancelling the consuming task cancels the fetches no other reader needs.
+/// Nothing is fetched until iteration starts. Bytes are handed on as they arrive; the producer starts a
+/// window (8 MiB by default, `VideoUtil.Configuration.windowSize`) only once the consumer holds at most one
+/// window it has not taken, so a slow consumer holds at most two windows in memory. Ending the iteration
+/// early or cancelling the consuming task cancels the fetches no other reader needs.
 public struct VideoByteStream: AsyncSequence, Sendable {
     public typealias Element = Data
 
@@ -20,28 +20,15 @@ public struct VideoByteStream: AsyncSequence, Sendable {
     /// Takes the stream's pieces in order.
     public struct Iterator: AsyncIteratorProtocol {
         let consumer: Consumer
-        var window: [Data] = []
-        var position = 0
 
         /// The next piece, or `nil` at the end.
         public mutating func next() async throws -> Data? {
-            if position == window.count {
-                let consumer = consumer
-                let next = try await withTaskCancellationHandler {
-                    try await consumer.channel.nextWindow()
-                } onCancel: {
-                    consumer.cancel()
-                }
-                guard let next else { return nil }
-                window = next
-                position = 0
-                if window.isEmpty { return try await self.next() }
+            let consumer = consumer
+            return try await withTaskCancellationHandler {
+                try await consumer.channel.next()
+            } onCancel: {
+                consumer.cancel()
             }
-            let piece = window[position]
-            window[position] = Data()  // released as soon as it is handed out
-            position += 1
-            consumer.channel.taken(piece.count)
-            return piece
         }
     }
 

@@ -1,18 +1,18 @@
 import Foundation
 import Synchronization
 
-/// The hand-over between a stream's producer and its consumer: at most one window waits untaken.
+/// The hand-over between a stream's producer and its consumer, counting the bytes between them.
 ///
-/// The producer asks for demand before it reads a window, so it reads window `n + 1` only once the
-/// consumer has taken window `n`; the consumer therefore holds at most the window it is working
-/// through plus one more. Every byte handed over and not yet returned to the consumer is counted.
+/// The producer hands pieces over as they arrive and, before it starts a window, waits until the consumer
+/// holds at most one window it has not taken: so the consumer is never more than two windows behind.
 final class WindowChannel: Sendable {
     private struct State {
-        var waiting: [Data]?
+        var pieces: [Data] = []
+        var head = 0
         var ending: Result<Void, Error>?
         var isClosed = false
-        var consumer: CheckedContinuation<[Data]?, Error>?
-        var producer: CheckedContinuation<Bool, Never>?
+        var consumer: CheckedContinuation<Data?, Error>?
+        var producer: (limit: Int, continuation: CheckedContinuation<Bool, Never>)?
         var bufferedBytes = 0
     }
 
@@ -26,13 +26,13 @@ final class WindowChannel: Sendable {
 
     // MARK: Producer side
 
-    /// Returns once the consumer has taken every window handed over: `false` when it is gone.
-    func waitForDemand() async -> Bool {
+    /// Returns once the consumer holds at most `limit` bytes it has not taken: `false` when it is gone.
+    func waitUntilBuffered(atMost limit: Int) async -> Bool {
         await withCheckedContinuation { continuation in
             let (ready, buffered) = state.withLock { state -> (Bool?, Int) in
                 if state.isClosed { return (false, state.bufferedBytes) }
-                if state.waiting == nil { return (true, state.bufferedBytes) }
-                state.producer = continuation
+                if state.bufferedBytes <= limit { return (true, state.bufferedBytes) }
+                state.producer = (limit, continuation)
                 return (nil, state.bufferedBytes)
             }
             if let ready {
@@ -43,28 +43,31 @@ final class WindowChannel: Sendable {
         }
     }
 
-    /// Hands a window to the consumer (dropped when it is gone).
-    func send(_ window: [Data]) {
-        let count = window.reduce(0) { $0 + $1.count }
-        let (consumer, buffered) = state.withLock { state -> (CheckedContinuation<[Data]?, Error>?, Int) in
+    /// Hands a piece to the consumer (dropped when it is gone).
+    func send(_ piece: Data) {
+        guard !piece.isEmpty else { return }
+        let (consumer, buffered) = state.withLock { state -> (CheckedContinuation<Data?, Error>?, Int) in
             guard !state.isClosed else { return (nil, state.bufferedBytes) }
-            state.bufferedBytes += count
             if let consumer = state.consumer {
                 state.consumer = nil
                 return (consumer, state.bufferedBytes)
             }
-            state.waiting = window
+            state.pieces.append(piece)
+            state.bufferedBytes += piece.count
             return (nil, state.bufferedBytes)
         }
-        observe(buffered, 0)
-        consumer?.resume(returning: window)
+        if let consumer {
+            consumer.resume(returning: piece)
+        } else {
+            observe(buffered, 0)
+        }
     }
 
-    /// Ends the stream after the windows handed over, with `error` when given.
+    /// Ends the stream after the pieces handed over, with `error` when given.
     func finish(throwing error: Error? = nil) {
-        let consumer = state.withLock { state -> CheckedContinuation<[Data]?, Error>? in
+        let consumer = state.withLock { state -> CheckedContinuation<Data?, Error>? in
             state.ending = error.map { .failure($0) } ?? .success(())
-            guard state.waiting == nil else { return nil }
+            guard state.head == state.pieces.count else { return nil }
             defer { state.consumer = nil }
             return state.consumer
         }
@@ -73,16 +76,27 @@ final class WindowChannel: Sendable {
 
     // MARK: Consumer side
 
-    /// The next window, waiting for the producer; `nil` at the end.
-    func nextWindow() async throws -> [Data]? {
+    /// The next piece, waiting for the producer; `nil` at the end.
+    func next() async throws -> Data? {
         try await withCheckedThrowingContinuation { continuation in
-            typealias Step = (Result<[Data]?, Error>?, CheckedContinuation<Bool, Never>?, buffered: Int)
+            typealias Step = (Result<Data?, Error>?, CheckedContinuation<Bool, Never>?, buffered: Int)
             let (outcome, producer, buffered) = state.withLock { state -> Step in
                 if state.isClosed { return (.failure(CancellationError()), nil, 0) }
-                if let window = state.waiting {
-                    state.waiting = nil
-                    defer { state.producer = nil }
-                    return (.success(window), state.producer, state.bufferedBytes)
+                if state.head < state.pieces.count {
+                    let piece = state.pieces[state.head]
+                    state.pieces[state.head] = Data()
+                    state.head += 1
+                    if state.head == state.pieces.count {
+                        state.pieces.removeAll(keepingCapacity: true)
+                        state.head = 0
+                    }
+                    state.bufferedBytes -= piece.count
+                    var producer: CheckedContinuation<Bool, Never>?
+                    if let waiting = state.producer, state.bufferedBytes <= waiting.limit {
+                        producer = waiting.continuation
+                        state.producer = nil
+                    }
+                    return (.success(piece), producer, state.bufferedBytes)
                 }
                 if let ending = state.ending { return (ending.map { nil }, nil, 0) }
                 state.consumer = continuation
@@ -96,26 +110,18 @@ final class WindowChannel: Sendable {
         }
     }
 
-    /// The consumer has returned `count` bytes to its caller.
-    func taken(_ count: Int) {
-        let buffered = state.withLock { state -> Int in
-            state.bufferedBytes -= count
-            return state.bufferedBytes
-        }
-        observe(buffered, 0)
-    }
-
-    /// The consumer is gone: releases the producer and any waiting window.
+    /// The consumer is gone: releases the producer and any waiting piece.
     func close() {
         let (consumer, producer) = state.withLock { state in
             state.isClosed = true
-            state.waiting = nil
+            state.pieces = []
+            state.head = 0
             state.bufferedBytes = 0
             defer {
                 state.consumer = nil
                 state.producer = nil
             }
-            return (state.consumer, state.producer)
+            return (state.consumer, state.producer?.continuation)
         }
         observe(0, producer == nil ? 0 : -1)
         consumer?.resume(throwing: CancellationError())

@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssetsHTTPServer
 
 /// What to answer to one request: status, headers and which bytes of which body to send.
 ///
@@ -30,7 +31,7 @@ struct ResponsePlan: Sendable {
     /// The answer for a GET or HEAD of `resource`: 200, 206, 304 or 416.
     static func serving(
         _ resource: OriginResource,
-        for request: HTTPRequestHead,
+        for request: HTTPRequest,
         honoursRange: Bool
     ) -> ResponsePlan {
         var validators: [(name: String, value: String)] = [
@@ -47,9 +48,9 @@ struct ResponsePlan: Sendable {
         var headers: [(name: String, value: String)] = [("Content-Type", resource.contentType)]
         headers += validators
         if honoursRange { headers.append(("Accept-Ranges", "bytes")) }
-        var range = ByteRangeRequest.whole
+        var range = HTTPRangeRequest.whole
         if honoursRange, request.headers["range"] != nil, ifRangeHolds(resource, request: request) {
-            range = ByteRangeRequest(header: request.headers["range"], length: length)
+            range = HTTPRangeRequest(header: request.headers["range"], length: length)
         }
         switch range {
         case .whole:
@@ -71,7 +72,7 @@ struct ResponsePlan: Sendable {
     }
 
     /// RFC 9110 13.2.2: If-None-Match wins over If-Modified-Since; both compare against the current state.
-    private static func isNotModified(_ resource: OriginResource, request: HTTPRequestHead) -> Bool {
+    private static func isNotModified(_ resource: OriginResource, request: HTTPRequest) -> Bool {
         if let noneMatch = request.headers["if-none-match"] {
             let tags = noneMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             return tags.contains("*") || tags.contains { weakTag($0) == weakTag(resource.etag) }
@@ -83,7 +84,7 @@ struct ResponsePlan: Sendable {
     }
 
     /// RFC 9110 13.1.5: the range applies only when If-Range matches strongly (ETag) or exactly (date).
-    private static func ifRangeHolds(_ resource: OriginResource, request: HTTPRequestHead) -> Bool {
+    private static func ifRangeHolds(_ resource: OriginResource, request: HTTPRequest) -> Bool {
         guard let condition = request.headers["if-range"]?.trimmingCharacters(in: .whitespaces) else {
             return true
         }
@@ -96,28 +97,5 @@ struct ResponsePlan: Sendable {
 
     private static func weakTag(_ tag: String) -> String {
         tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
-    }
-
-    /// The reason phrase for the status line.
-    static func reasonPhrase(for status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 206: "Partial Content"
-        case 304: "Not Modified"
-        case 400: "Bad Request"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 408: "Request Timeout"
-        case 416: "Range Not Satisfiable"
-        case 429: "Too Many Requests"
-        case 431: "Request Header Fields Too Large"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        case 505: "HTTP Version Not Supported"
-        default: "Status \(status)"
-        }
     }
 }

@@ -154,6 +154,11 @@ public final class DiskCache: CacheBackend {
         try await onQueue(readQueue) { [self] in try readEntry(forKey: key) }
     }
 
+    /// Returns the live entries for `keys` in order, reading every file in one hop to the read queue.
+    public func entries(forKeys keys: [CacheKey]) async throws -> [CacheEntry?] {
+        try await onQueue(readQueue) { [self] in try keys.map { try readEntry(forKey: $0) } }
+    }
+
     /// Writes `entry` to a temporary file, renames it into place, and sweeps if over the limit.
     public func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
         try await onQueue(writeQueue) { [self] in try writeEntry(entry, forKey: key) }

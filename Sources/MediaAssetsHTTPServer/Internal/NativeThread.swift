@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Starts joinable POSIX threads, so ``SampleOrigin/stop()`` can wait for every thread it started.
+/// Starts joinable POSIX threads, so `HTTPServer.stop()` can wait for the thread it started.
 enum NativeThread {
     private final class Body {
         let run: @Sendable () -> Void
@@ -10,7 +10,7 @@ enum NativeThread {
     }
 
     /// Starts a thread running `body`; join it with ``join(_:)``.
-    static func start(_ body: @escaping @Sendable () -> Void) throws(SampleOriginError) -> pthread_t {
+    static func start(_ body: @escaping @Sendable () -> Void) throws(HTTPServerError) -> pthread_t {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
         let code = pthread_create(
@@ -32,6 +32,8 @@ enum NativeThread {
         _ = pthread_join(thread, nil)
     }
 
-    /// The calling thread.
-    static var current: pthread_t { pthread_self() }
+    /// Whether the calling thread is `thread`.
+    static func isCurrent(_ thread: pthread_t) -> Bool {
+        pthread_equal(pthread_self(), thread) != 0
+    }
 }

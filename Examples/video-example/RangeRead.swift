@@ -4,7 +4,7 @@ import MediaAssets
 import MediaAssetsVideo
 
 /// The run with a URL: the bytes of a range written to a file.
-enum VideoDownload {
+enum RangeRead {
     static func run(input: String, rangeText: String?, cacheDirectory: URL, output: URL) async throws {
         let url = try ExampleInput.url(for: input)
         let manager = try AssetsManager(configuration: .init(diskDirectory: cacheDirectory, loader: LocalFileLoader()))

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A parsed HTTP/1.x request line and header block.
-struct HTTPRequestHead: Sendable, Equatable {
+/// A request as the server read it: the request line and header block of HTTP/1.0 or 1.1.
+public struct HTTPRequest: Sendable, Equatable {
     /// Why a request head was rejected; every case is answered with 400 (or 505 for the version).
     enum ParseError: Error, Equatable {
         case malformedRequestLine(String)
@@ -11,23 +11,31 @@ struct HTTPRequestHead: Sendable, Equatable {
         case invalidContentLength(String)
     }
 
-    var method: String
-    /// The target exactly as sent (path and query).
-    var target: String
-    /// The percent-decoded path without query.
-    var path: String
+    /// The method, for example `GET` or `HEAD`.
+    public var method: String
+    /// The target exactly as sent (path and query; an absolute-form target is reduced to them).
+    public var target: String
+    /// The percent-decoded path without the query.
+    public var path: String
     /// 0 for HTTP/1.0, 1 for HTTP/1.1.
-    var minorVersion: Int
-    /// Lowercased names; repeated fields joined with ", ".
-    var headers: [String: String]
+    public var minorVersion: Int
+    /// The header fields, names lowercased; repeated fields joined with ", ".
+    public var headers: [String: String]
+    /// Identifies the TCP connection: equal values mean the requests shared one keep-alive connection.
+    public internal(set) var connectionID = 0
 
     /// Length of the request body that follows the head (GET and HEAD rarely have one).
-    var contentLength: Int {
+    public var contentLength: Int {
         headers["content-length"].flatMap { Int($0) } ?? 0
     }
 
+    /// How the request's `Range` header applies to a representation of `length` bytes.
+    public func byteRange(forLength length: Int) -> HTTPRangeRequest {
+        HTTPRangeRequest(header: headers["range"], length: length)
+    }
+
     /// Whether the client asked to keep the connection open after this exchange.
-    var wantsKeepAlive: Bool {
+    public var wantsKeepAlive: Bool {
         let tokens = (headers["connection"] ?? "").lowercased()
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if tokens.contains("close") { return false }

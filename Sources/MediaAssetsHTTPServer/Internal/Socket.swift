@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Thin wrappers over the POSIX calls of the server: non-blocking sockets, `errno` turned into typed errors.
+enum Socket {
+    /// What a non-blocking read or write did.
+    enum Transfer: Equatable {
+        /// This many bytes moved (more than 0).
+        case moved(Int)
+        /// Nothing can move now; poll and try again.
+        case wouldBlock
+        /// The peer closed (a read of 0 bytes) or the connection failed (EPIPE, ECONNRESET, shutdown).
+        case closed
+    }
+
+    /// `POLLRDHUP` (Linux): the peer shut its side down; Swift does not import it.
+    static let readHangUp: Int16 = 0x2000
+
+    /// Opens a non-blocking listening TCP socket on 127.0.0.1 with an ephemeral port; returns it and the port.
+    static func listenOnLoopback(backlog: Int32 = 1024) throws(HTTPServerError) -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .socketCallFailed(operation: "socket", errno: errno) }
+        do {
+            var reuse: Int32 = 1
+            guard setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+                throw HTTPServerError.socketCallFailed(operation: "setsockopt(SO_REUSEADDR)", errno: errno)
+            }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = 0
+            address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+            let bound = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else { throw HTTPServerError.socketCallFailed(operation: "bind", errno: errno) }
+            guard listen(fd, backlog) == 0 else {
+                throw HTTPServerError.socketCallFailed(operation: "listen", errno: errno)
+            }
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let named = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            }
+            guard named == 0 else { throw HTTPServerError.socketCallFailed(operation: "getsockname", errno: errno) }
+            makeNonBlocking(fd)
+            return (fd, Int(UInt16(bigEndian: address.sin_port)))
+        } catch {
+            close(fd)
+            throw error as? HTTPServerError ?? .socketCallFailed(operation: "listen", errno: EINVAL)
+        }
+    }
+
+    /// A pipe whose read end wakes a `poll` when a byte is written to the other; both ends non-blocking.
+    static func makeWakePipe() throws(HTTPServerError) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw .socketCallFailed(operation: "pipe", errno: errno) }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            makeNonBlocking(end)
+        }
+        return (ends[0], ends[1])
+    }
+
+    /// Accepts one pending connection (non-blocking, close-on-exec, Nagle off); -1 with `errno` when none.
+    static func acceptConnection(on listenFD: Int32) -> Int32 {
+        let fd = accept(listenFD, nil, nil)
+        guard fd >= 0 else { return fd }
+        // accept4 is hidden behind _GNU_SOURCE in Swift's Glibc view; set the flags by hand.
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        makeNonBlocking(fd)
+        var on: Int32 = 1
+        // Small keep-alive answers must not wait for delayed ACKs.
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        return fd
+    }
+
+    static func makeNonBlocking(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFL, 0)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    /// Writes what the socket takes now of `bytes`; never blocks, never raises SIGPIPE.
+    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Transfer {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .moved(0) }
+        while true {
+            let written = Glibc.send(fd, base, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            if written > 0 { return .moved(written) }
+            if written < 0, errno == EINTR { continue }
+            if written < 0, errno == EAGAIN || errno == EWOULDBLOCK { return .wouldBlock }
+            return .closed
+        }
+    }
+
+    /// Reads what is available into `buffer` (appending at most `limit` bytes); never blocks.
+    static func receive(_ fd: Int32, appendingTo buffer: inout [UInt8], limit: Int) -> Transfer {
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: max(1, limit)))
+        while true {
+            let count = buffer.withUnsafeMutableBytes { whole in
+                recv(fd, whole.baseAddress! + start, whole.count - start, Int32(MSG_DONTWAIT))
+            }
+            if count < 0, errno == EINTR { continue }
+            buffer.removeLast(buffer.count - start - max(0, count))
+            if count > 0 { return .moved(count) }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return .wouldBlock }
+            return .closed
+        }
+    }
+
+    /// Reads and drops what is available (at most `limit` bytes); `.closed` at the end of the stream.
+    static func discard(_ fd: Int32, limit: Int) -> Transfer {
+        var scratch = [UInt8]()
+        scratch.reserveCapacity(limit)
+        return receive(fd, appendingTo: &scratch, limit: limit)
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking HTTP/1.1 client on one socket, for reading long bodies without keeping them: it checks the
+/// bytes against the expected ones as they come. Run it off the cooperative pool (`read(...)` blocks).
+final class RawStreamingClient: @unchecked Sendable {
+    // @unchecked: used by one thread at a time.
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(port: Int) throws {
+        fd = try Self.connectedSocket(port: port)
+    }
+
+    /// Opens and connects a socket; on failure it is closed here, as `deinit` never sees it.
+    private static func connectedSocket(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect failed: errno \(errno)")
+        }
+        return fd
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return }
+            sent += count
+        }
+    }
+
+    /// Reads a response head: the status and the headers (names lowercased).
+    func readHead() throws -> (status: Int, headers: [String: String]) {
+        while true {
+            if let end = buffer.indices.dropLast(3).first(where: {
+                buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10
+            }) {
+                let text = String(decoding: buffer[..<end], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                var lines = text.components(separatedBy: "\r\n")
+                let status = Int(lines.removeFirst().split(separator: " ")[1]) ?? 0
+                var headers: [String: String] = [:]
+                for line in lines {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+                        .trimmingCharacters(in: .whitespaces)
+                }
+                return (status, headers)
+            }
+            guard fill() else { throw Failure(description: "the connection closed before a head") }
+        }
+    }
+
+    /// Reads `count` body bytes, comparing them with `expected` as they come; returns how many matched.
+    func readBody(count: Int, expected: Data) -> Int {
+        var position = 0
+        while position < count {
+            if buffer.isEmpty, !fill() { return position }
+            let take = min(buffer.count, count - position)
+            let matches = expected.withUnsafeBytes { source in
+                buffer.withUnsafeBytes { memcmp($0.baseAddress!, source.baseAddress! + position, take) == 0 }
+            }
+            guard matches else { return position }
+            buffer.removeFirst(take)
+            position += take
+        }
+        return position
+    }
+
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 256 << 10)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer.append(contentsOf: chunk[0..<count])
+        return true
+    }
+}
+
+/// Runs blocking work on a dispatch queue, off the cooperative pool.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
+}
