@@ -112,7 +112,8 @@ let package = Package(
             name: "readme-snippets",
             dependencies: [
                 "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
-                "MediaAssetsRedis", "MediaAssetsEncryption",
+                "MediaAssetsRedis", "MediaAssetsEncryption", "MediaAssetsVideoProxy", "MediaAssetsHTTPServer",
+                "SampleOrigin",
             ],
             path: "Examples/ReadmeSnippets"
         ),
