@@ -10,9 +10,10 @@ struct FeedDecoder: AssetDecoding {
 }
 
 func quickStartPipeline(manager: AssetsManager) async throws {
-    // Coalescing, memory hits without decoding, persistence and revalidation come with the pipeline.
+    // Coalescing, persistence and revalidation come with the pipeline; `.disk` keeps bytes only, so every
+    // hit decodes again. A storage type with a memory tier (`.hybrid(t)`) answers from memory without decoding.
     let feeds = AssetPipeline(manager: manager, decoder: FeedDecoder())
     let url = URL(string: "https://example.com/feed.json")!
     let feed = try await feeds.value(for: AssetRequest(url: url), options: .init(), storageType: .disk)
-    print(feed.value.count, feed.source)  // network, then memory / storage / stale
+    print(feed.value.count, feed.source)  // .network, then .storage (decoded again) or .stale
 }
