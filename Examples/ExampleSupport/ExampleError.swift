@@ -15,6 +15,8 @@ public enum ExampleError: Error, Sendable, Equatable, CustomStringConvertible, L
     case cannotWrite(path: String, reason: String)
     /// A directory the example needs could not be created or cleared.
     case cannotPrepareDirectory(path: String, reason: String)
+    /// What the example shows did not happen (a worker failed, a cache did not serve); `reason` says what.
+    case failed(reason: String)
 
     public var description: String {
         switch self {
@@ -28,6 +30,8 @@ public enum ExampleError: Error, Sendable, Equatable, CustomStringConvertible, L
             return "cannot write \(path): \(reason)"
         case .cannotPrepareDirectory(let path, let reason):
             return "cannot prepare the directory \(path): \(reason)"
+        case .failed(let reason):
+            return reason
         }
     }
 

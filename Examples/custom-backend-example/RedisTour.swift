@@ -44,8 +44,8 @@ enum RedisTour {
             ExampleRun.flushStandardOutput()
             let status = try await exitStatus(of: process)
             guard status == 0 else {
-                print("process \(worker) (pid \(process.processIdentifier)) failed with status \(status)")
-                return 1
+                throw ExampleError.failed(
+                    reason: "process \(worker) (pid \(process.processIdentifier)) failed with status \(status)")
             }
         }
         return 0
@@ -110,8 +110,8 @@ enum RedisTour {
             "  redis: hits \(statistics.hits), misses \(statistics.misses), writes \(statistics.writes), "
                 + "remote errors \(statistics.remoteErrors)")
         if worker == 2, originRequests > 0 {
-            print("  the second process was not served from Redis")
-            return 1
+            throw ExampleError.failed(
+                reason: "the second process was not served from Redis: \(originRequests) origin requests")
         }
         return 0
     }
