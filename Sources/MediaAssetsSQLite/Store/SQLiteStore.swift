@@ -159,6 +159,12 @@ final class SQLiteStore {
         // through the map and writes with write(), so a full filesystem still fails a write cleanly,
         // and it remaps when another process grows or shrinks the file.
         try connection.execute("PRAGMA mmap_size = \(mappedBytes)", operation: "map the file into memory")
+        // A statement inside a transaction keeps a journal of the pages it changes, to undo itself
+        // alone; past 64 KiB (a 16 KiB entry's delete) SQLite spills it to a temporary file, which
+        // cost every store a file created, written and deleted. In memory it holds at most the pages
+        // of the largest entry, for the length of one statement. (Set after the schema is prepared:
+        // an upgrade's temporary table of moved rows stays in a file.)
+        try connection.execute("PRAGMA temp_store = MEMORY", operation: "keep statement journals in memory")
         statements = try Statements(connection)
         try SQLiteSchema.classifyingOpenErrors(connection) { try refreshTotalsIfChangedElsewhere() }
         restoreReserveIfMissing()
