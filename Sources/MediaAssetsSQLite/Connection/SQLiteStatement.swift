@@ -54,6 +54,9 @@ final class SQLiteStatement {
 
     // MARK: Binding
 
+    /// The index of the parameter named `name` (`:key`), or 0 when the statement has none.
+    func parameter(_ name: String) -> Int32 { sqlite3_bind_parameter_index(handle, name) }
+
     func bind(_ value: Int64, at index: Int32) throws {
         try check(sqlite3_bind_int64(handle, index, value))
     }

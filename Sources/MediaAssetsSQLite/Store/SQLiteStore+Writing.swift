@@ -146,28 +146,17 @@ extension SQLiteStore {
         try recoveringFromFullDisk {
             try transaction(statements) {
                 updated = try statements.updateMetadata.withReset { update -> Bool in
-                    try update.bindBlob(utf8Of: key.rawValue, at: 1)
-                    try update.bind(metadata.created.timeIntervalSinceReferenceDate, at: 2)
-                    try update.bind(metadata.freshUntil?.timeIntervalSinceReferenceDate, at: 3)
-                    try update.bind(metadata.etag, at: 4)
-                    try update.bind(metadata.lastModified, at: 5)
-                    try update.bind(metadata.contentType, at: 6)
-                    try update.bind(metadata.staleWhileRevalidateUntil?.timeIntervalSinceReferenceDate, at: 7)
-                    try update.bind(metadata.staleIfErrorUntil?.timeIntervalSinceReferenceDate, at: 8)
-                    try update.bind(now, at: 9)
+                    try bind(metadata, forKey: key, to: update)
+                    try update.bind(now, at: update.parameter(":now"))
                     try update.run()
                     return connection.changes > 0
                 }
                 guard updated else { return }
-                try statements.updateExpiry.withReset { update in
-                    try update.bindBlob(utf8Of: key.rawValue, at: 1)
-                    try update.bind(metadata.expires?.timeIntervalSinceReferenceDate, at: 2)
-                    try update.run()
-                }
-                try statements.updatePartition.withReset { update in
-                    try update.bindBlob(utf8Of: key.rawValue, at: 1)
-                    try update.bind(metadata.partition?.rawValue, at: 2)
-                    try update.run()
+                for update in [statements.updateExpiry, statements.updatePartition] {
+                    try update.withReset { update in
+                        try bind(metadata, forKey: key, to: update)
+                        try update.run()
+                    }
                 }
             }
         }
@@ -265,24 +254,14 @@ extension SQLiteStore {
         // The test hook declares a size the CHECK constraint rejects: SQLite itself fails the insert.
         let declaredSize = failsNextWrite ? -1 : Int64(entry.data.count)
         failsNextWrite = false
-        let metadata = entry.metadata
         try statements.insert.withReset { insert in
-            try insert.bind(slot, at: 1)
-            try insert.bindBlob(utf8Of: key.rawValue, at: 2)
-            try insert.bind(declaredSize, at: 3)
-            try insert.bind(stored, at: 5)
-            try insert.bind(metadata.created.timeIntervalSinceReferenceDate, at: 4)
-            try insert.bind(metadata.expires?.timeIntervalSinceReferenceDate, at: 6)
-            try insert.bind(metadata.freshUntil?.timeIntervalSinceReferenceDate, at: 7)
-            try insert.bind(metadata.etag, at: 8)
-            try insert.bind(metadata.lastModified, at: 9)
-            try insert.bind(metadata.contentType, at: 10)
-            try insert.bind(metadata.partition?.rawValue, at: 11)
-            try insert.bind(metadata.staleWhileRevalidateUntil?.timeIntervalSinceReferenceDate, at: 12)
-            try insert.bind(metadata.staleIfErrorUntil?.timeIntervalSinceReferenceDate, at: 13)
+            try bind(entry.metadata, forKey: key, to: insert)
+            try insert.bind(slot, at: insert.parameter(":slot"))
+            try insert.bind(declaredSize, at: insert.parameter(":size"))
+            try insert.bind(stored, at: insert.parameter(":stored"))
             // Bound without a copy: the bytes stay alive until the step below has written them.
             try entry.data.withUnsafeBytes { bytes in
-                try insert.bindBlobNoCopy(bytes, at: 14)
+                try insert.bindBlobNoCopy(bytes, at: insert.parameter(":data"))
                 try insert.run()
             }
         }
@@ -319,6 +298,27 @@ extension SQLiteStore {
             evicted += batch
             room.dataBytes -= batch.reduce(0) { $0 + $1.size }
         }
+    }
+
+    /// Binds `key` and the fields of `metadata` to the parameters of their column's names
+    /// (`:key`, `:created`, `:expires`, …) that `statement` has.
+    private func bind(_ metadata: CacheMetadata, forKey key: CacheKey, to statement: SQLiteStatement) throws {
+        let dates: [(name: String, value: Date?)] = [
+            (":created", metadata.created), (":expires", metadata.expires), (":fresh_until", metadata.freshUntil),
+            (":stale_while_revalidate_until", metadata.staleWhileRevalidateUntil),
+            (":stale_if_error_until", metadata.staleIfErrorUntil),
+        ]
+        let texts: [(name: String, value: String?)] = [
+            (":etag", metadata.etag), (":last_modified", metadata.lastModified),
+            (":content_type", metadata.contentType), (":partition_name", metadata.partition?.rawValue),
+        ]
+        for (name, date) in dates where statement.parameter(name) > 0 {
+            try statement.bind(date?.timeIntervalSinceReferenceDate, at: statement.parameter(name))
+        }
+        for (name, text) in texts where statement.parameter(name) > 0 {
+            try statement.bind(text, at: statement.parameter(name))
+        }
+        try statement.bindBlob(utf8Of: key.rawValue, at: statement.parameter(":key"))
     }
 
     /// Saves the pending access times, once per transaction, since they order evictions; the caller

@@ -31,11 +31,13 @@ final class SQLiteStore {
         let rollback: SQLiteStatement
 
         init(_ connection: SQLiteConnection) throws {
+            // Named parameters: `bind(_:to:)` binds the metadata to whichever of them a statement has.
             insert = try connection.prepare(
                 """
                 INSERT INTO entries (slot, key, size, created, stored, expires, fresh_until, etag, last_modified,
                     content_type, partition_name, stale_while_revalidate_until, stale_if_error_until, data)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                    VALUES (:slot, :key, :size, :created, :stored, :expires, :fresh_until, :etag, :last_modified,
+                    :content_type, :partition_name, :stale_while_revalidate_until, :stale_if_error_until, :data)
                 """,
                 operation: "store an entry"
             )
@@ -46,18 +48,23 @@ final class SQLiteStore {
             // of every indexed column an UPDATE sets, changed or not.
             updateMetadata = try connection.prepare(
                 """
-                UPDATE entries SET created = ?2, fresh_until = ?3, etag = ?4, last_modified = ?5, content_type = ?6,
-                    stale_while_revalidate_until = ?7, stale_if_error_until = ?8
-                    WHERE key = ?1 AND (expires IS NULL OR expires > ?9)
+                UPDATE entries SET created = :created, fresh_until = :fresh_until, etag = :etag,
+                    last_modified = :last_modified, content_type = :content_type,
+                    stale_while_revalidate_until = :stale_while_revalidate_until,
+                    stale_if_error_until = :stale_if_error_until
+                    WHERE key = :key AND (expires IS NULL OR expires > :now)
                 """,
                 operation: "update an entry's metadata"
             )
             updateExpiry = try connection.prepare(
-                "UPDATE entries SET expires = ?2 WHERE key = ?1 AND expires IS NOT ?2",
+                "UPDATE entries SET expires = :expires WHERE key = :key AND expires IS NOT :expires",
                 operation: "update an entry's expiry"
             )
             updatePartition = try connection.prepare(
-                "UPDATE entries SET partition_name = ?2 WHERE key = ?1 AND partition_name IS NOT ?2",
+                """
+                UPDATE entries SET partition_name = :partition_name
+                    WHERE key = :key AND partition_name IS NOT :partition_name
+                """,
                 operation: "update an entry's partition"
             )
             deleteByKey = try connection.prepare(
