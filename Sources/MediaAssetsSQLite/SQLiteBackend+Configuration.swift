@@ -21,9 +21,18 @@ extension SQLiteBackend {
         /// The most bytes of entry data pinned entries may take, within `sizeLimit`. Opening with a
         /// lower quota than what is pinned keeps the pinned rows; pinned stores fail until they fit.
         public var pinnedQuota: Int
+        /// The largest entry a read returns on the caller's thread: its row is read there, from the
+        /// memory-mapped file, in microseconds, with no hand-off to another thread. Larger entries
+        /// are read on the backend's read queue, so that copying them never holds a thread of
+        /// Swift's cooperative pool for long; 0 reads every entry there (a miss, which copies
+        /// nothing, is still answered on the caller's thread).
+        public var largestInlineRead: Int
+        /// How keys are placed in the table (see `SQLiteKeySlots`); tests force collisions with it.
+        package var keyHash: SQLiteKeyHash = Configuration.defaultKeyHash
 
-        /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %, and
-        /// the pinned quota a quarter of the limit (at most the limit).
+        /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %, the
+        /// pinned quota a quarter of the limit (at most the limit), and entries up to 64 KiB read on
+        /// the caller's thread.
         public init(
             path: URL,
             sizeLimit: Int = 512 << 20,
@@ -31,7 +40,8 @@ extension SQLiteBackend {
             accessTimeBatchSize: Int = 256,
             busyTimeout: Duration = .seconds(2),
             now: @escaping @Sendable () -> Date = Date.init,
-            pinnedQuota: Int? = nil
+            pinnedQuota: Int? = nil,
+            largestInlineRead: Int = 64 << 10
         ) {
             self.path = path
             self.sizeLimit = max(0, sizeLimit)
@@ -40,6 +50,7 @@ extension SQLiteBackend {
             self.busyTimeout = max(.zero, busyTimeout)
             self.now = now
             self.pinnedQuota = min(max(0, pinnedQuota ?? self.sizeLimit / 4), self.sizeLimit)
+            self.largestInlineRead = max(0, largestInlineRead)
         }
 
         /// The total a sweep evicts down to.

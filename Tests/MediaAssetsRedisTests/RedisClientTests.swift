@@ -76,8 +76,8 @@ struct RedisClientTests {
     }
 
     @Test func thePoolIsBounded() async throws {
-        // Given a client with a pool of two connections; a command waits for a free one up to the read
-        // timeout, which is long here: this counts connections, and 62 waiters take turns under TSan
+        // Given a client with a pool of two connections (the read timeout is long: this counts
+        // connections, and 64 commands take turns under TSan)
         let server = try await SharedRedisServer.get()
         let options = RedisClientOptions(poolSize: 2, readTimeout: .seconds(60))
         let client = RedisClient(endpoint: .tcp(host: "127.0.0.1", port: server.port), options: options)
@@ -93,6 +93,37 @@ struct RedisClientTests {
         // Then no more than two connections were ever opened
         #expect(client.transportCounters.connectionsOpened <= 2)
         #expect(client.transportCounters.connectionsOpened >= 1)
+    }
+
+    @Test func concurrentCommandsShareOneConnectionAndEachGetsItsOwnReply() async throws {
+        // Given a client of one connection
+        let server = try await SharedRedisServer.get()
+        let client = RedisClient(endpoint: .tcp(host: "127.0.0.1", port: server.port), options: .init(poolSize: 1))
+        let prefix = SharedRedisServer.uniquePrefix("shared")
+
+        // When 200 tasks each set and read back a value of their own, and one sends 8 MiB (more than
+        // the socket takes at once, so the rest is written while other tasks' commands queue behind)
+        var large = [UInt8](repeating: 0, count: 8 << 20)
+        for offset in stride(from: 0, to: large.count, by: 4_096) { large[offset] = UInt8(offset / 4_096 % 251) }
+        let largeValue = Data(large)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await client.send(RESPCommand("SET", RESPArgument(prefix + "large"), RESPArgument(largeValue)))
+                #expect(try await client.send(RESPCommand("GET", RESPArgument(prefix + "large"))).bytes == largeValue)
+            }
+            for index in 0..<200 {
+                group.addTask {
+                    try await client.send(RESPCommand("SET", RESPArgument(prefix + "\(index)"), RESPArgument(index)))
+                    let reply = try await client.send(RESPCommand("GET", RESPArgument(prefix + "\(index)")))
+                    #expect(reply.text == "\(index)")
+                }
+            }
+            try await group.waitForAll()
+        }
+
+        // Then every reply answered its own command, over the one connection
+        #expect(client.transportCounters.connectionsOpened == 1)
+        #expect(client.transportCounters.brokenConnections == 0)
     }
 
     @Test func anErrorReplyIsATypedErrorAndTheConnectionStaysUsable() async throws {

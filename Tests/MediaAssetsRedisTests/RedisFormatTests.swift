@@ -55,9 +55,32 @@ struct RedisFormatTests {
         #expect(try RedisEntryFormat.partition(inPrefix: newer) == "image")
     }
 
+    @Test func metadataWrittenInPlaceReplacesTheOldAndKeepsTheBytes() throws {
+        // Given a value of the current format
+        let old = CacheMetadata(etag: "\"old\"")
+        var value = try RedisEntryFormat.encode(CacheEntry(data: Data([7, 8, 9]), metadata: old))
+        #expect(value[4] == RedisEntryFormat.version)
+
+        // When new, longer metadata is written over the old at the length's offset (as SETRANGE does)
+        let new = CacheMetadata(
+            expires: Date(timeIntervalSince1970: 1_800_000_000), freshUntil: Date(timeIntervalSince1970: 1_700_000_000),
+            etag: "\"a longer validator\"", partition: .image)
+        let update = try #require(RedisEntryFormat.metadataUpdate(new))
+        value.replaceSubrange(
+            RedisEntryFormat.lengthOffset..<(RedisEntryFormat.lengthOffset + update.count), with: update)
+
+        // Then the value decodes to the new metadata and the same bytes, and its partition is the new one
+        let decoded = try RedisEntryFormat.decode(value)
+        #expect(decoded.metadata == new)
+        #expect(decoded.data == Data([7, 8, 9]))
+        #expect(try RedisEntryFormat.partition(inPrefix: value) == "image")
+    }
+
     @Test(arguments: [
         Data(), Data("MARE".utf8), Data("XXXX\u{1}\0\0\0\0".utf8), Data("MARE\u{2}\0\0\0\0".utf8),
-        Data("MARE\u{1}\u{ff}\0\0\0{}".utf8), Data("MARE\u{1}\0\0\0\u{2}[]".utf8),
+        Data("MARE\u{1}\u{ff}\0\0\0{}".utf8), Data("MARE\u{1}\0\0\0\u{2}[]".utf8), Data("MARE\u{3}\0\0\0".utf8),
+        Data("MARE\u{3}\0\0\0\u{1}\0\0\0\u{2}ab".utf8), Data("MARE\u{3}\0\0\u{1}\0\0\0\0\0ab".utf8),
+        Data("MARE\u{4}\0\0\0\0".utf8),
     ])
     func corruptValuesAreTypedErrors(value: Data) {
         #expect(throws: RedisEntryFormat.Invalid.self) { try RedisEntryFormat.decode(value) }

@@ -15,16 +15,32 @@ struct SQLiteTestFile {
         url = directory.appending(name)
     }
 
-    /// Opens a backend on the file with the test's clock.
+    /// Opens a backend on the file with the test's clock (and, to force collisions, a key hash).
     func open(
-        sizeLimit: Int = 1 << 20, accessTimeBatchSize: Int = 256, busyTimeout: Duration = .seconds(2)
+        sizeLimit: Int = 1 << 20, accessTimeBatchSize: Int = 256, busyTimeout: Duration = .seconds(2),
+        pinnedQuota: Int? = nil, largestInlineRead: Int = 64 << 10, keyHash: SQLiteKeyHash? = nil
     ) throws -> SQLiteBackend {
-        try SQLiteBackend(
-            configuration: .init(
-                path: url, sizeLimit: sizeLimit, accessTimeBatchSize: accessTimeBatchSize,
-                busyTimeout: busyTimeout, now: clock.now
-            )
+        var configuration = SQLiteBackend.Configuration(
+            path: url, sizeLimit: sizeLimit, accessTimeBatchSize: accessTimeBatchSize,
+            busyTimeout: busyTimeout, now: clock.now, pinnedQuota: pinnedQuota, largestInlineRead: largestInlineRead
         )
+        if let keyHash { configuration.keyHash = keyHash }
+        return try SQLiteBackend(configuration: configuration)
+    }
+
+    /// Runs a query on the file through a bare connection and returns each row's columns as text.
+    func rows(_ sql: String) throws -> [[String]] {
+        let connection = try SQLiteConnection(path: url.path)
+        defer { connection.close() }
+        let query = try connection.prepare(sql, operation: "inspect the test file")
+        defer { query.finalize() }
+        return try query.withReset { query in
+            var rows: [[String]] = []
+            while try query.step() {
+                rows.append((0..<query.columnCount).map { query.text(at: $0) ?? "NULL" })
+            }
+            return rows
+        }
     }
 
     /// The file's bytes now.
@@ -39,6 +55,9 @@ struct SQLiteTestFile {
 
     func remove() { directory.remove() }
 }
+
+/// A key hash that sends every key to the same slots: every store collides.
+let everyKeyCollides: SQLiteKeyHash = { _ in 0x5EED_0000_0000_0000 }
 
 /// `count` bytes that say which key and version they belong to, so a torn or mixed value shows.
 func payload(_ tag: Int, count: Int) -> Data {

@@ -8,10 +8,11 @@ import Testing
 @Suite("SQLiteBackend schema upgrades")
 struct SQLiteUpgradeTests {
     /// The `entries` table as each older release created it, with one entry holding every field
-    /// that version had (version 4: version 3 and the step that made version 4, as it shipped).
+    /// that version had (versions 4 and 5: the version before and the step that made it, as it shipped).
     static func olderSchema(version: Int) -> String {
-        if version == 4 {
-            return olderSchema(version: 3) + SQLiteSchema.upgradeStep(to: 4) + "PRAGMA user_version = 4;"
+        if version >= 4 {
+            return olderSchema(version: version - 1) + SQLiteSchema.upgradeStep(to: Int64(version))
+                + "PRAGMA user_version = \(version);"
         }
         let partition = version >= 2 ? ", partition_name TEXT" : ""
         let partitionValue = version >= 2 ? ", 'image'" : ""
@@ -35,7 +36,7 @@ struct SQLiteUpgradeTests {
             """
     }
 
-    @Test(arguments: [1, 2, 3, 4])
+    @Test(arguments: [1, 2, 3, 4, 5])
     func olderFileIsUpgradedInPlaceAndKeepsItsEntries(version: Int) async throws {
         // Given a file an older release wrote, holding one entry
         let file = try SQLiteTestFile()
@@ -78,6 +79,51 @@ struct SQLiteUpgradeTests {
         // And the upgraded file keeps pins (version 5), the old entry included
         try await backend.pin(.key("old"))
         #expect(await backend.statistics().pinnedCount == 1)
+        // And every row sits in its key's slots (version 6)
+        await backend._checkInvariants()
+    }
+
+    @Test func versionFiveRowsMoveToTheirKeySlotsWithTheirPinsAndAccessTimes() async throws {
+        // Given a version 5 file of three entries, one pinned, with access times 30, 10 and 20
+        let file = try SQLiteTestFile()
+        defer { file.remove() }
+        try file.execute(Self.olderSchema(version: 5))
+        try file.execute(
+            """
+            INSERT INTO entries (key, size, created, last_access, data) VALUES
+                (CAST('a' AS BLOB), 2, 0, 5, x'0a0a'), (CAST('b' AS BLOB), 3, 0, 5, x'0b0b0b');
+            UPDATE access_order SET last_access = CASE
+                (SELECT key FROM entries WHERE rowid = entry) WHEN CAST('a' AS BLOB) THEN 10
+                WHEN CAST('b' AS BLOB) THEN 20 ELSE 30 END;
+            INSERT INTO pins (kind, key) VALUES (0, CAST('a' AS BLOB));
+            INSERT INTO pinned_entries (entry, size) SELECT rowid, size FROM entries WHERE key = CAST('a' AS BLOB);
+            """
+        )
+
+        // When a backend whose keys all hash alike opens it (three keys, three slots of one hash)
+        var backend = try file.open(keyHash: everyKeyCollides)
+        await backend.close()
+
+        // Then the rows hold the hash's first three slots, with their access times and the pin
+        let first = SQLiteKeySlots(hash: everyKeyCollides(UnsafeRawBufferPointer(start: nil, count: 0))).first
+        let rows = try file.rows(
+            """
+            SELECT CAST(entries.key AS TEXT), entries.slot - \(first), access_order.last_access
+                FROM entries JOIN access_order ON access_order.entry = entries.slot ORDER BY entries.slot
+            """)
+        #expect(Set(rows.map { $0[1] }) == ["0", "1", "2"])
+        let times = Dictionary(uniqueKeysWithValues: rows.map { ($0[0], $0[2]) })
+        #expect(times == ["a": "10.0", "b": "20.0", "old": "30.0"])
+        #expect(try file.rows("SELECT CAST(key AS TEXT) FROM entries JOIN pinned_entries ON entry = slot") == [["a"]])
+
+        // And every entry reads back from its slot, the pin still holds "a", and the totals agree
+        backend = try file.open(keyHash: everyKeyCollides)
+        #expect(try await backend.entry(forKey: "a")?.data == Data([10, 10]))
+        #expect(try await backend.entry(forKey: "b")?.data == Data([11, 11, 11]))
+        #expect(try await backend.entry(forKey: "old")?.data == Data([1, 2, 3]))
+        let statistics = await backend.statistics()
+        #expect(statistics.count == 3 && statistics.bytes == 8, "\(statistics)")
+        #expect(statistics.pinnedCount == 1 && statistics.pinnedBytes == 2, "\(statistics)")
         await backend._checkInvariants()
     }
 

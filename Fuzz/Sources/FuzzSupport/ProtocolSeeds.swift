@@ -82,6 +82,8 @@ enum ProtocolSeeds {
             "seed-simple.resp": Data("+OK\r\n-ERR bad\r\n:-42\r\n$5\r\nhello\r\n$-1\r\n".utf8),
             "seed-array.resp": Data("*3\r\n$3\r\nfoo\r\n:12\r\n+bar\r\n*-1\r\n$0\r\n\r\n".utf8),
             "seed-moved.resp": Data("*2\r\n*1\r\n+a\r\n-MOVED 1 127.0.0.1:1\r\n".utf8),
+            // A Redis entry value of format 3: header, room of 16 bytes for empty metadata, then bytes.
+            "seed-entry-v3.value": Data("MARE\u{3}\0\0\0\u{10}\0\0\0\0".utf8) + Data(count: 16) + Data("abc".utf8),
         ]
     }
 

@@ -43,6 +43,11 @@ public protocol CacheBackend: Sendable {
     /// Stores `entry` under `key`, replacing any entry there.
     func store(_ entry: CacheEntry, forKey key: CacheKey) async throws
 
+    /// Replaces the metadata of the entry under `key`, keeping its bytes, and returns whether an
+    /// entry was there (a miss changes nothing). A 304 revalidation refreshes an entry this way without
+    /// writing its bytes again. The default reads the entry and stores it whole.
+    func updateMetadata(_ metadata: CacheMetadata, forKey key: CacheKey) async throws -> Bool
+
     /// Removes the entry for `key`; removing a missing key is not an error.
     func removeEntry(forKey key: CacheKey) async throws
 
@@ -102,6 +107,15 @@ extension CacheBackend {
         throw AssetsError.unsupported(
             operation: "removeEntries(\(selection))", backend: String(describing: type(of: self))
         )
+    }
+
+    /// Reads the entry and stores it again with `metadata`: right for every backend, at the cost of
+    /// writing its bytes again.
+    public func updateMetadata(_ metadata: CacheMetadata, forKey key: CacheKey) async throws -> Bool {
+        guard var entry = try await entry(forKey: key) else { return false }
+        entry.metadata = metadata
+        try await store(entry, forKey: key)
+        return true
     }
 }
 

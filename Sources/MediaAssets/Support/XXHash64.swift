@@ -1,8 +1,9 @@
 /// XXH64, a fast non-cryptographic 64-bit hash (Yann Collet's xxHash, 64-bit variant).
 ///
-/// Used for disk cache file names and entry checksums: both are checked against the full key and
-/// content, so a collision costs a miss, never wrong data.
-enum XXHash64 {
+/// Used for disk cache file names and entry checksums, and for the SQLite backend's rowids: each is
+/// checked against the full key and content, so a collision costs a miss, never wrong data. The
+/// values are stored in files, so the function never changes.
+package enum XXHash64 {
     private static let prime1: UInt64 = 11_400_714_785_074_694_791
     private static let prime2: UInt64 = 14_029_467_366_897_019_727
     private static let prime3: UInt64 = 1_609_587_929_392_839_161
@@ -10,7 +11,7 @@ enum XXHash64 {
     private static let prime5: UInt64 = 2_870_177_450_012_600_261
 
     /// The hash of `bytes` with `seed`.
-    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return avalanche(seed &+ prime5) }
         var offset = 0
@@ -57,7 +58,7 @@ enum XXHash64 {
     }
 
     /// The hash of a string's UTF-8 bytes.
-    static func hash(_ string: String, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ string: String, seed: UInt64 = 0) -> UInt64 {
         var string = string
         return string.withUTF8 { hash(UnsafeRawBufferPointer($0), seed: seed) }
     }

@@ -212,7 +212,7 @@ extension RedisBackend {
     }
 
     @discardableResult
-    private func sendKeyed(_ command: RESPCommand, _ key: Data) async throws -> RESPValue {
+    func sendKeyed(_ command: RESPCommand, _ key: Data) async throws -> RESPValue {
         do {
             return try await router.send(command, routedBy: key)
         } catch {

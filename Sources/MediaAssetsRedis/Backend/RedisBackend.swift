@@ -74,15 +74,41 @@ public final class RedisBackend: CacheBackend {
     /// Returns the entry, or nil on a miss, an expired or corrupt value, or a remote failure.
     public func entry(forKey key: CacheKey) async throws -> CacheEntry? {
         let redisKey = redisKey(key)
-        let reply: RESPValue
         do {
-            reply = try await router.send(RESPCommand("GET", RESPArgument(redisKey)), routedBy: redisKey)
+            let reply = try await router.send(RESPCommand("GET", RESPArgument(redisKey)), routedBy: redisKey)
+            return await entry(in: .success(reply), forKey: key, redisKey: redisKey)
         } catch {
+            return await entry(in: .failure(error), forKey: key, redisKey: redisKey)
+        }
+    }
+
+    /// Returns the entries for `keys` in order, with one pipelined round trip of GETs (per node, the
+    /// nodes' writes sent before any reply is awaited); each as `entry(forKey:)` returns it.
+    public func entries(forKeys keys: [CacheKey]) async throws -> [CacheEntry?] {
+        let redisKeys = keys.map(redisKey)
+        let replies = await router.sendBatch(redisKeys.map { (RESPCommand("GET", RESPArgument($0)), $0) })
+        var entries: [CacheEntry?] = []
+        entries.reserveCapacity(keys.count)
+        for index in keys.indices {
+            entries.append(await entry(in: replies[index], forKey: keys[index], redisKey: redisKeys[index]))
+        }
+        return entries
+    }
+
+    /// The entry a GET's reply holds: nil for a miss, a remote failure, an expired value, or a value
+    /// that does not decode (which is removed).
+    private func entry(
+        in reply: Result<RESPValue, RedisError>, forKey key: CacheKey, redisKey: Data
+    ) async -> CacheEntry? {
+        let value: Data
+        switch reply {
+        case .failure(let error):
             record(error)
             counters.withLock { $0.misses += 1 }
             return nil
-        }
-        guard case .bulkString(let value?) = reply else {
+        case .success(.bulkString(let bytes?)):
+            value = bytes
+        case .success:
             counters.withLock { $0.misses += 1 }
             return nil
         }

@@ -1,10 +1,14 @@
 import Dispatch
 import Foundation
 
-/// A client of one Redis server: a bounded connection pool with timeouts and reconnect backoff.
+/// A client of one Redis server: a bounded pool of shared connections with timeouts and reconnect
+/// backoff.
 ///
-/// Every command runs on the client's dispatch queue (socket I/O blocks, bounded by the timeouts),
-/// never on the caller's executor. Commands sent together with `pipeline(_:)` share one round trip.
+/// A command is written on the caller's thread (a non-blocking send) and its task waits for the
+/// reply without holding a thread: each connection's reader thread reads the replies and resumes
+/// the waiting tasks, one wake-up per reply. Concurrent commands share the connections, pipelined;
+/// commands sent together with `pipeline(_:)` share one write and one round trip. Connecting, which
+/// blocks up to the connect timeout, runs on a dispatch queue, never on the caller's executor.
 ///
 /// ```swift
 /// let client = try RedisClient(address: "redis://127.0.0.1:6379")
@@ -16,7 +20,6 @@ public final class RedisClient: Sendable {
     /// Credentials, pool size and timeouts.
     public let options: RedisClientOptions
     let pool: RedisConnectionPool
-    private let queue = DispatchQueue(label: "MediaAssets.RedisClient", attributes: .concurrent)
 
     /// Creates a client; no connection is opened until the first command.
     public init(endpoint: RedisEndpoint, options: RedisClientOptions = RedisClientOptions()) {
@@ -44,17 +47,11 @@ public final class RedisClient: Sendable {
     /// Sends `commands` in one write and returns their replies in order; error replies are values.
     public func pipeline(_ commands: [RESPCommand]) async throws(RedisError) -> [RESPValue] {
         guard !commands.isEmpty else { return [] }
-        return try await onQueue { [pool] () throws(RedisError) in
-            try pool.withConnection { connection throws(RedisError) in try connection.pipeline(commands) }
-        }
+        return try await pool.send(commands)
     }
 
-    /// Closes the idle connections; the client reconnects on its next command.
+    /// Closes the connections no command is waiting on; the client reconnects on its next command.
     public func closeIdleConnections() { pool.closeIdle() }
-
-    func onQueue<T: Sendable>(_ work: @escaping @Sendable () throws(RedisError) -> T) async throws(RedisError) -> T {
-        try await queue.runBlocking(work)
-    }
 }
 
 extension DispatchQueue {

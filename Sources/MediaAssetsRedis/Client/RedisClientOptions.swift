@@ -6,11 +6,13 @@ public struct RedisClientOptions: Sendable, Hashable {
     public var password: String?
     /// The database selected on every new connection (not allowed by Redis Cluster except 0).
     public var database: Int
-    /// The most connections open to one server; commands beyond it wait up to `readTimeout`.
+    /// The most connections open to one server. Concurrent commands share them, pipelined: a new
+    /// connection opens only when every open one has a command waiting for its reply.
     public var poolSize: Int
     /// How long opening a connection (and its handshake) may take.
     public var connectTimeout: Duration
-    /// How long a command may wait for its reply before the connection is dropped.
+    /// How long a command may wait for its reply before the connection is dropped (every command
+    /// waiting on it then fails).
     public var readTimeout: Duration
     /// The first wait after a failed connect; each further failure doubles it up to `maximumBackoff`.
     public var initialBackoff: Duration

@@ -18,8 +18,6 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case authenticationFailed(endpoint: String, user: String?, message: String)
     /// The endpoint failed recently; no new connection is tried until its backoff has passed.
     case unavailable(endpoint: String, retryInMilliseconds: Int, lastError: String)
-    /// Every pooled connection stayed busy for the whole wait.
-    case poolExhausted(endpoint: String, size: Int, milliseconds: Int)
     /// A Redis Cluster slot has no reachable node.
     case slotUnavailable(slot: Int, reason: String)
     /// A cluster kept redirecting a command.
@@ -50,9 +48,6 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible, Loc
                 + "Check the password (requirepass) or the ACL user."
         case .unavailable(let endpoint, let retry, let lastError):
             return "Redis at \(endpoint) is unavailable (\(lastError)); reconnecting in \(retry) ms."
-        case .poolExhausted(let endpoint, let size, let milliseconds):
-            return "All \(size) connections to Redis at \(endpoint) stayed busy for \(milliseconds) ms; "
-                + "raise RedisClientOptions.poolSize."
         case .slotUnavailable(let slot, let reason):
             return "Redis Cluster slot \(slot) has no reachable node: \(reason)."
         case .tooManyRedirects(let command, let slot, let count):
@@ -69,8 +64,7 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     /// Whether the failure is of the transport (the server may be gone), not of the command.
     public var isConnectionFailure: Bool {
         switch self {
-        case .connectFailed, .timedOut, .connectionLost, .protocolViolation, .unavailable, .poolExhausted,
-            .slotUnavailable:
+        case .connectFailed, .timedOut, .connectionLost, .protocolViolation, .unavailable, .slotUnavailable:
             return true
         default:
             return false

@@ -4,19 +4,23 @@ import Foundation
 import Glibc
 #endif
 
-/// A connected stream socket with deadline-bounded connect, send and receive (poll-based).
-final class RedisSocket {
+/// A connected stream socket: deadline-bounded connect, sends and receives for the handshake, then
+/// non-blocking sends from any thread and blocking receives on the connection's reader thread.
+///
+/// The descriptor is closed when the last owner lets go of the socket, never while a thread may
+/// still be in a call on it; `shutdown()` wakes a thread blocked in `receive`.
+final class RedisSocket: Sendable {
     enum Failure: Error {
         case connect(String)
         case timedOut
         case closed(String)
     }
 
-    private(set) var descriptor: Int32
+    let descriptor: Int32
 
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
-    deinit { close() }
+    deinit { Glibc.close(descriptor) }
 
     /// Connects to `endpoint`, giving up when `deadline` passes.
     static func connect(to endpoint: RedisEndpoint, deadline: ContinuousClock.Instant) throws(Failure) -> RedisSocket {
@@ -87,37 +91,81 @@ final class RedisSocket {
         return socket
     }
 
-    /// Sends all of `bytes` before `deadline`.
+    /// Makes `receive(into:)` block, waking every `tick` when nothing arrives (so that its caller
+    /// can check its deadlines); sends stay non-blocking.
+    func blockReceives(waking tick: Duration) {
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK)
+        let (seconds, attoseconds) = tick.components
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Sends what the socket takes now of `bytes` from `offset` on (never waits); returns the count.
+    func sendAvailable(_ bytes: [UInt8], from offset: Int = 0) throws(Failure) -> Int {
+        let outcome = bytes.withUnsafeBytes { raw -> Result<Int, Failure> in
+            var sent = offset
+            while sent < raw.count {
+                let count = Glibc.send(
+                    descriptor, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                if count > 0 {
+                    sent += count
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                    break
+                } else {
+                    return .failure(.closed("send: \(errorText())"))
+                }
+            }
+            return .success(sent - offset)
+        }
+        return try outcome.get()
+    }
+
+    /// Sends all of `bytes` before `deadline`, waiting for room as needed.
     func send(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) throws(Failure) {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { raw in
-                Glibc.send(descriptor, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
-            }
-            if count > 0 {
-                sent += count
-            } else if count < 0, errno == EINTR {
-                continue
-            } else if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+            sent += try sendAvailable(bytes, from: sent)
+            if sent < bytes.count {
                 guard try wait(for: Int16(POLLOUT), until: deadline) else { throw .timedOut }
-            } else {
-                throw .closed("send: \(errorText())")
             }
         }
     }
 
-    /// Receives what is available into `scratch` (waiting until `deadline`); returns the count.
-    func receive(into scratch: UnsafeMutableRawBufferPointer, until deadline: ContinuousClock.Instant) throws(Failure)
-        -> Int
-    {
+    /// Receives what is available into `scratch`, waiting until `deadline`; returns the count.
+    func receive(into scratch: inout [UInt8], until deadline: ContinuousClock.Instant) throws(Failure) -> Int {
         while true {
-            let count = recv(descriptor, scratch.baseAddress, scratch.count, 0)
+            guard let count = try receive(into: &scratch, flags: Int32(MSG_DONTWAIT)) else {
+                guard try wait(for: Int16(POLLIN), until: deadline) else { throw .timedOut }
+                continue
+            }
+            return count
+        }
+    }
+
+    /// Receives what arrives into `scratch`, blocking up to the tick set by `blockReceives`:
+    /// the count, or nil when the tick passed with nothing.
+    func receive(into scratch: inout [UInt8]) throws(Failure) -> Int? {
+        try receive(into: &scratch, flags: 0)
+    }
+
+    /// One `recv`: the count, nil when nothing was there (or the tick passed), or the failure.
+    private func receive(into scratch: inout [UInt8], flags: Int32) throws(Failure) -> Int? {
+        while true {
+            let count = scratch.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
             if count > 0 { return count }
             if count == 0 { throw .closed("the server closed the connection") }
             if errno == EINTR { continue }
-            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw .closed("recv: \(errorText())") }
-            guard try wait(for: Int16(POLLIN), until: deadline) else { throw .timedOut }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
+            throw .closed("recv: \(errorText())")
         }
+    }
+
+    /// Ends both directions: a thread blocked in `receive` returns, later sends fail.
+    func shutdown() {
+        _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
     /// Waits for `events`; false when the deadline passed first.
@@ -130,12 +178,6 @@ final class RedisSocket {
             if ready > 0 { return true }
             if ready < 0, errno != EINTR { throw .closed("poll: \(Self.errorText())") }
         }
-    }
-
-    func close() {
-        guard descriptor >= 0 else { return }
-        Glibc.close(descriptor)
-        descriptor = -1
     }
 
     private static func errorText() -> String { String(cString: strerror(errno)) + " (errno \(errno))" }

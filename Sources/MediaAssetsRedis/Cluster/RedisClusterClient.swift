@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -24,7 +23,6 @@ public final class RedisClusterClient: Sendable {
     }
 
     private let state = Mutex(State())
-    private let queue = DispatchQueue(label: "MediaAssets.RedisClusterClient", attributes: .concurrent)
 
     /// Creates a client from one or more nodes' addresses; nothing is contacted until the first command.
     public init(seeds: [RedisEndpoint], options: RedisClientOptions = RedisClientOptions()) {
@@ -35,33 +33,22 @@ public final class RedisClusterClient: Sendable {
     /// Sends a command about `key` to the slot's primary, following redirections.
     @discardableResult
     public func send(_ command: RESPCommand, routedBy key: Data) async throws(RedisError) -> RESPValue {
-        try await queue.runBlocking { [self] () throws(RedisError) in try sendBlocking(command, key: key) }
-    }
-
-    /// The primary currently serving `slot`, reading the slot map if it is not known yet.
-    public func primary(forSlot slot: Int) async throws(RedisError) -> RedisEndpoint {
-        try await queue.runBlocking { [self] () throws(RedisError) in try owner(of: slot) }
-    }
-
-    func sendBlocking(_ command: RESPCommand, key: Data) throws(RedisError) -> RESPValue {
         let slot = HashSlot.slot(of: key)
         var askTarget: RedisEndpoint?
         var redirects = 0
         var refreshedAfterFailure = false
         while true {
             let node: RedisEndpoint
-            if let askTarget { node = askTarget } else { node = try owner(of: slot) }
+            if let askTarget { node = askTarget } else { node = try await owner(of: slot) }
             let commands = askTarget == nil ? [command] : [RESPCommand("ASKING"), command]
             askTarget = nil
             let reply: RESPValue
             do {
-                reply = try pool(for: node).withConnection { connection throws(RedisError) in
-                    try connection.pipeline(commands)
-                }.last!
+                reply = try await pool(for: node).send(commands).last!
             } catch  where error.isConnectionFailure {
                 guard !refreshedAfterFailure else { throw .slotUnavailable(slot: slot, reason: error.description) }
                 refreshedAfterFailure = true
-                try? refreshMap()
+                try? await refreshMap()
                 continue
             }
             guard case .error(let message) = reply else { return reply }
@@ -78,10 +65,15 @@ public final class RedisClusterClient: Sendable {
                 askTarget = redirect.endpoint
             case .moved:
                 state.withLock { $0.map[redirect.slot] = redirect.endpoint }
-                try? refreshMap()
+                try? await refreshMap()
                 state.withLock { $0.map[redirect.slot] = $0.map[redirect.slot] ?? redirect.endpoint }
             }
         }
+    }
+
+    /// The primary currently serving `slot`, reading the slot map if it is not known yet.
+    public func primary(forSlot slot: Int) async throws(RedisError) -> RedisEndpoint {
+        try await owner(of: slot)
     }
 
     /// The pool of a node, created on first use.
@@ -94,9 +86,9 @@ public final class RedisClusterClient: Sendable {
         }
     }
 
-    func owner(of slot: Int) throws(RedisError) -> RedisEndpoint {
+    func owner(of slot: Int) async throws(RedisError) -> RedisEndpoint {
         if let node = state.withLock({ $0.map[slot] }) { return node }
-        try refreshMap()
+        try await refreshMap()
         guard let node = state.withLock({ $0.map[slot] }) else {
             throw .slotUnavailable(slot: slot, reason: "no node of the cluster serves it (CLUSTER SLOTS)")
         }
@@ -104,15 +96,13 @@ public final class RedisClusterClient: Sendable {
     }
 
     /// Reads the slot map from the first node that answers: the known primaries, then the seeds.
-    func refreshMap() throws(RedisError) {
+    func refreshMap() async throws(RedisError) {
         let known = state.withLock { $0.map.primaries }
         var lastError = RedisError.slotUnavailable(slot: 0, reason: "no seed node given")
         var tried = Set<RedisEndpoint>()
         for node in known + seeds where tried.insert(node).inserted {
             do throws(RedisError) {
-                let reply = try pool(for: node).withConnection { connection throws(RedisError) in
-                    try connection.pipeline([RESPCommand("CLUSTER", "SLOTS")])
-                }[0]
+                let reply = try await pool(for: node).send([RESPCommand("CLUSTER", "SLOTS")])[0]
                 if case .error(let message) = reply {
                     throw .serverError(endpoint: node.description, command: "CLUSTER SLOTS", message: message)
                 }
@@ -129,19 +119,13 @@ public final class RedisClusterClient: Sendable {
         throw lastError
     }
 
-    var primariesBlocking: [RedisEndpoint] {
-        get throws(RedisError) {
-            if state.withLock({ $0.map.isEmpty }) { try refreshMap() }
-            return state.withLock { $0.map.primaries }
-        }
+    /// The primaries, reading the slot map if it is not known yet.
+    func knownPrimaries() async throws(RedisError) -> [RedisEndpoint] {
+        if state.withLock({ $0.map.isEmpty }) { try await refreshMap() }
+        return state.withLock { $0.map.primaries }
     }
 
     var countersSnapshot: (pools: [RedisConnectionPool], redirects: Int, refreshes: Int) {
         state.withLock { (Array($0.pools.values), $0.redirects, $0.refreshes) }
-    }
-
-    func runBlocking<T: Sendable>(_ work: @escaping @Sendable () throws(RedisError) -> T) async throws(RedisError) -> T
-    {
-        try await queue.runBlocking(work)
     }
 }

@@ -36,8 +36,8 @@ final class SQLiteConnection {
     /// Whether `close()` has run.
     var isClosed: Bool { handle == nil }
 
-    /// The rowid of the row the last successful `INSERT` created.
-    var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+    /// The number of rows the last `INSERT`, `UPDATE` or `DELETE` changed.
+    var changes: Int { handle.map { Int(sqlite3_changes64($0)) } ?? 0 }
 
     /// Waits up to `duration` for a lock another connection holds before failing with `SQLITE_BUSY`.
     func setBusyTimeout(_ duration: Duration) {

@@ -44,7 +44,18 @@ final class SQLiteStatement {
         while try step() {}
     }
 
+    /// Binds `values` to parameters 1, 2, … and steps through every row, then resets.
+    func run(binding values: Int64...) throws {
+        try withReset { statement in
+            for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+            try statement.run()
+        }
+    }
+
     // MARK: Binding
+
+    /// The index of the parameter named `name` (`:key`), or 0 when the statement has none.
+    func parameter(_ name: String) -> Int32 { sqlite3_bind_parameter_index(handle, name) }
 
     func bind(_ value: Int64, at index: Int32) throws {
         try check(sqlite3_bind_int64(handle, index, value))
@@ -103,6 +114,9 @@ final class SQLiteStatement {
 
     // MARK: Columns
 
+    /// The number of columns a row of this statement has.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
@@ -119,9 +133,18 @@ final class SQLiteStatement {
 
     /// The column's bytes, copied into a `Data` (SQLite's buffer is only valid until the next step).
     func data(at column: Int32) -> Data {
+        withBlob(at: column) { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return Data() }
+            return Data(bytes: base, count: bytes.count)
+        }
+    }
+
+    /// Calls `body` with the column's bytes in SQLite's own buffer, valid only during the call.
+    func withBlob<Result>(at column: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        // The pointer first, then the length (SQLite's documented order).
+        let bytes = sqlite3_column_blob(handle, column)
         let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
-        return Data(bytes: bytes, count: count)
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: bytes == nil ? 0 : count))
     }
 
     // MARK: Lifetime and errors

@@ -12,19 +12,15 @@ enum SQLiteSchema {
     static let applicationID: Int64 = 0x4D41_5351
     /// The layout version this code reads and writes (`PRAGMA user_version`). Version 1 files (no
     /// `partition_name` column), version 2 files (no stale dates), version 3 files (access times
-    /// inside `entries`) and version 4 files (no pins) are upgraded in place when opened.
-    static let version: Int64 = 5
+    /// inside `entries`), version 4 files (no pins) and version 5 files (rowids in insertion order)
+    /// are upgraded in place when opened.
+    static let version: Int64 = 6
 
     /// The pages of a database holding no entries: the header page, the five tables and their four
     /// indexes (the pins table is its own index).
     static let emptyPages = 10
 
     /// The columns of a version's `entries` table, in order, with their declared types.
-    ///
-    /// `data` comes after the columns that sweeps and sums read, so that reading `size` or the dates
-    /// never touches a blob's overflow pages. `partition_name` (version 2) and the RFC 5861 dates
-    /// (version 3) follow it because `ALTER TABLE` appends; removing a partition finds its rows
-    /// through an index, not the column.
     private static func columns(version: Int64) -> [(name: String, type: String)] {
         let versionOne: [(name: String, type: String)] = [
             ("key", "BLOB"), ("size", "INTEGER"), ("created", "REAL"), ("last_access", "REAL"),
@@ -36,63 +32,122 @@ enum SQLiteSchema {
         case 1: return versionOne
         case 2: return versionTwo
         // Versions 4 (`access_order`) and 5 (pins) added tables and left `entries` as it was.
-        default: return versionTwo + [("stale_while_revalidate_until", "REAL"), ("stale_if_error_until", "REAL")]
+        case 3, 4, 5:
+            return versionTwo + [("stale_while_revalidate_until", "REAL"), ("stale_if_error_until", "REAL")]
+        default:
+            return [
+                ("slot", "INTEGER"), ("key", "BLOB"), ("size", "INTEGER"), ("created", ""), ("stored", ""),
+                ("expires", ""), ("fresh_until", ""), ("etag", "TEXT"), ("last_modified", "TEXT"),
+                ("content_type", "TEXT"), ("partition_name", "TEXT"), ("stale_while_revalidate_until", ""),
+                ("stale_if_error_until", ""), ("data", "BLOB"),
+            ]
         }
     }
 
-    /// The tables, index and triggers of version 4, kept in step with `entries` by the triggers.
+    /// The entries of version 6, one row per key.
     ///
-    /// `access_order`: last-access times and sizes, one narrow row per entry (by its rowid). Saving a
-    /// read's access time rewrites only this small row: in `entries` it rewrote the row's leaf page,
-    /// which a 16 KiB entry fills on its own, so every batch of 256 saved times wrote 4 MiB to the
-    /// WAL. `(last_access, size)` orders the LRU sweep. `entries.last_access` stays, holding the time
-    /// the entry was stored.
+    /// - `slot` is the rowid: one of the key's `SQLiteKeySlots`, so a hit is one search of this
+    ///   table's B-tree (a key index, then the table, before). `entries_by_key` serves key ranges
+    ///   (prefix and asset removals, the stored keys in order) and stores' lookups by key.
+    /// - `data` is the last column, so reading the metadata, the size or the dates never touches a
+    ///   blob's overflow pages, and a change of metadata that keeps the row's size rewrites no page
+    ///   of the blob.
+    /// - `stored` is the time the entry was stored; the access times live in `access_order`.
+    /// - The dates are `timeIntervalSinceReferenceDate` doubles, so they round-trip exactly, in
+    ///   columns declared without a type: a `REAL` column stores a whole number of seconds as a
+    ///   shorter integer, so a new date would change the row's size, and SQLite writes a row whose
+    ///   size changed again whole, blob included. At 8 bytes each, the new dates of a 304 keep the
+    ///   size, and SQLite rewrites the row's first page only.
     ///
-    /// `totals`: the count and the sum of sizes in one row, so that opening the file, or noticing
-    /// another process's write, reads one row instead of summing an index of every entry.
-    private static let versionFourTables = """
-        CREATE TABLE access_order (
-            entry INTEGER PRIMARY KEY NOT NULL,
-            last_access REAL NOT NULL,
-            size INTEGER NOT NULL
+    /// Keys are the UTF-8 bytes of `CacheKey.rawValue` as a BLOB, so a key holding NUL is kept whole.
+    static func entriesTable(named name: String) -> String {
+        """
+        CREATE TABLE \(name) (
+            slot INTEGER PRIMARY KEY NOT NULL,
+            key BLOB NOT NULL,
+            size INTEGER NOT NULL CHECK (size >= 0 AND size = length(data)),
+            created NOT NULL,
+            stored NOT NULL,
+            expires,
+            fresh_until,
+            etag TEXT,
+            last_modified TEXT,
+            content_type TEXT,
+            partition_name TEXT,
+            stale_while_revalidate_until,
+            stale_if_error_until,
+            data BLOB NOT NULL
         );
-        CREATE INDEX access_order_by_time ON access_order (last_access, size);
-        CREATE TABLE totals (
-            only INTEGER PRIMARY KEY CHECK (only = 1),
-            entries INTEGER NOT NULL,
-            bytes INTEGER NOT NULL
-        );
+        """
+    }
+
+    /// The indexes of version 6's `entries` and the triggers that keep `access_order`, `totals` and
+    /// `pinned_entries` in step with it.
+    static let entriesIndexesAndTriggers = """
+        CREATE UNIQUE INDEX entries_by_key ON entries (key);
+        CREATE INDEX entries_by_expiry ON entries (expires) WHERE expires IS NOT NULL;
+        CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
         CREATE TRIGGER entries_counted_on_insert AFTER INSERT ON entries BEGIN
-            INSERT INTO access_order (entry, last_access, size) VALUES (new.rowid, new.last_access, new.size);
+            INSERT INTO access_order (entry, last_access, size) VALUES (new.slot, new.stored, new.size);
             UPDATE totals SET entries = entries + 1, bytes = bytes + new.size;
         END;
         CREATE TRIGGER entries_counted_on_delete AFTER DELETE ON entries BEGIN
-            DELETE FROM access_order WHERE entry = old.rowid;
+            DELETE FROM access_order WHERE entry = old.slot;
+            DELETE FROM pinned_entries WHERE entry = old.slot;
             UPDATE totals SET entries = entries - 1, bytes = bytes - old.size;
         END;
         """
 
+    /// `access_order` (version 4): last-access times and sizes, one narrow row per entry (by its
+    /// rowid). Saving a read's access time rewrites only this small row: in `entries` it rewrote the
+    /// row's leaf page, which a 16 KiB entry fills on its own, so every batch of 256 saved times wrote
+    /// 4 MiB to the WAL. `(last_access, size)` orders the LRU sweep.
+    static func accessOrderTable(named name: String) -> String {
+        """
+        CREATE TABLE \(name) (
+            entry INTEGER PRIMARY KEY NOT NULL,
+            last_access REAL NOT NULL,
+            size INTEGER NOT NULL
+        );
+        """
+    }
+
+    /// `totals` (version 4): the count and the sum of sizes in one row, so that opening the file, or
+    /// noticing another process's write, reads one row instead of summing an index of every entry.
+    private static let accessOrderAndTotals =
+        accessOrderTable(named: "access_order") + """
+            CREATE INDEX access_order_by_time ON access_order (last_access, size);
+            CREATE TABLE totals (
+                only INTEGER PRIMARY KEY CHECK (only = 1),
+                entries INTEGER NOT NULL,
+                bytes INTEGER NOT NULL
+            );
+            """
+
     /// The pins of version 5: `pins` holds the rules (kind 0 a key, 1 an asset with its derived keys),
     /// `pinned_entries` the rows they cover (by rowid, with their size), which the LRU sweep skips and
-    /// the pinned quota sums. A trigger drops a row's pin when the row goes.
-    private static let versionFiveTables = """
+    /// the pinned quota sums.
+    static func pinnedEntriesTable(named name: String) -> String {
+        """
+        CREATE TABLE \(name) (
+            entry INTEGER PRIMARY KEY NOT NULL,
+            size INTEGER NOT NULL
+        );
+        """
+    }
+
+    private static let pinTables =
+        """
         CREATE TABLE pins (
             kind INTEGER NOT NULL CHECK (kind IN (0, 1)),
             key BLOB NOT NULL,
             PRIMARY KEY (kind, key)
         ) WITHOUT ROWID;
-        CREATE TABLE pinned_entries (
-            entry INTEGER PRIMARY KEY NOT NULL,
-            size INTEGER NOT NULL
-        );
-        CREATE TRIGGER entries_unpinned_on_delete AFTER DELETE ON entries BEGIN
-            DELETE FROM pinned_entries WHERE entry = old.rowid;
-        END;
-        """
+        """ + pinnedEntriesTable(named: "pinned_entries")
 
-    /// What each version changed, applied in order from the file's version to the current one. A
-    /// new version adds its step here (and to `creation`); an unreleased version's changes go into
-    /// its own step.
+    /// What versions 2 to 5 changed, applied in order from the file's version (version 6 moves every
+    /// row: see `moveRowsToKeySlots`). These steps stay as they shipped: an older file is brought
+    /// to version 5 by them before it moves.
     static func upgradeStep(to version: Int64) -> String {
         switch version {
         // Version 2 added the partition column and its index.
@@ -110,58 +165,51 @@ enum SQLiteSchema {
         // Version 4 moved the access times to their own table and keeps the totals (one pass over
         // the rows, once).
         case 4:
-            return versionFourTables + """
+            return accessOrderAndTotals + """
+                CREATE TRIGGER entries_counted_on_insert AFTER INSERT ON entries BEGIN
+                    INSERT INTO access_order (entry, last_access, size) VALUES (new.rowid, new.last_access, new.size);
+                    UPDATE totals SET entries = entries + 1, bytes = bytes + new.size;
+                END;
+                CREATE TRIGGER entries_counted_on_delete AFTER DELETE ON entries BEGIN
+                    DELETE FROM access_order WHERE entry = old.rowid;
+                    UPDATE totals SET entries = entries - 1, bytes = bytes - old.size;
+                END;
                 INSERT INTO access_order (entry, last_access, size) SELECT rowid, last_access, size FROM entries;
                 INSERT INTO totals (only, entries, bytes) SELECT 1, COUNT(*), COALESCE(SUM(size), 0) FROM entries;
                 DROP INDEX entries_by_last_access;
                 """
         // Version 5 added pins (no entry is pinned yet).
         case 5:
-            return versionFiveTables
+            return pinTables + """
+                CREATE TRIGGER entries_unpinned_on_delete AFTER DELETE ON entries BEGIN
+                    DELETE FROM pinned_entries WHERE entry = old.rowid;
+                END;
+                """
         default:
             return ""
         }
     }
 
-    /// Upgrades a file of an older `version` to the current one, one version's changes after another.
-    static func upgrade(from version: Int64) -> String {
-        let steps = (version + 1...Self.version).map(upgradeStep(to:)).joined()
-        return steps + "PRAGMA user_version = \(Self.version);"
+    /// Upgrades a file of an older `version` to the current one, one version's changes after
+    /// another, inside the caller's transaction.
+    static func upgrade(_ connection: SQLiteConnection, from version: Int64, keyHash: SQLiteKeyHash) throws {
+        if version < 5 {
+            let steps = (version + 1...5).map(upgradeStep(to:)).joined()
+            try connection.execute(steps, operation: "upgrade the cache schema")
+        }
+        try moveRowsToKeySlots(connection, keyHash: keyHash)
+        try connection.execute("PRAGMA user_version = \(Self.version)", operation: "upgrade the cache schema")
     }
 
-    /// Creates the schema; dates are `timeIntervalSinceReferenceDate` (REAL), so they round-trip exactly.
-    ///
-    /// Keys are the UTF-8 bytes of `CacheKey.rawValue` as a BLOB, so a key holding NUL is kept whole.
-    /// The access order and totals live in their own tables (see `versionFourTables`). 16 KiB pages suit media: a
-    /// 16 KiB entry spans 2 pages instead of 5, a 1 MiB chunk 64 instead of 256 (CPU time measured
-    /// against 4 KiB pages: 16 KiB hits ~25 % cheaper and stores ~20 % dearer; 1 MiB hits ~20 % and
-    /// stores ~40 % cheaper).
+    /// Creates the schema. 16 KiB pages suit media: a 16 KiB entry spans 2 pages instead of 5, a
+    /// 1 MiB chunk 64 instead of 256 (CPU time measured against 4 KiB pages: 16 KiB hits ~25 %
+    /// cheaper and stores ~20 % dearer; 1 MiB hits ~20 % and stores ~40 % cheaper).
     static let creation =
-        entriesTable + versionFourTables + versionFiveTables
-        + "INSERT INTO totals (only, entries, bytes) VALUES (1, 0, 0);"
-
-    /// The entries, their indexes and the header marks.
-    private static let entriesTable = """
-        CREATE TABLE entries (
-            key BLOB PRIMARY KEY NOT NULL,
-            size INTEGER NOT NULL CHECK (size >= 0 AND size = length(data)),
-            created REAL NOT NULL,
-            last_access REAL NOT NULL,
-            expires REAL,
-            fresh_until REAL,
-            etag TEXT,
-            last_modified TEXT,
-            content_type TEXT,
-            data BLOB NOT NULL,
-            partition_name TEXT,
-            stale_while_revalidate_until REAL,
-            stale_if_error_until REAL
-        );
-        CREATE INDEX entries_by_expiry ON entries (expires) WHERE expires IS NOT NULL;
-        CREATE INDEX entries_by_partition ON entries (partition_name) WHERE partition_name IS NOT NULL;
-        PRAGMA application_id = \(applicationID);
-        PRAGMA user_version = \(version);
-        """
+        entriesTable(named: "entries") + accessOrderAndTotals + pinTables + entriesIndexesAndTriggers + """
+            INSERT INTO totals (only, entries, bytes) VALUES (1, 0, 0);
+            PRAGMA application_id = \(applicationID);
+            PRAGMA user_version = \(version);
+            """
 
     /// Checks that the file at `connection` is ours (creating the schema in a new file, upgrading
     /// an older one) and sets the connection up: WAL, `synchronous = NORMAL`.
@@ -170,11 +218,13 @@ enum SQLiteSchema {
     /// new or older file is created or upgraded under the write lock after deciding again, so two
     /// processes opening a new file at the same moment create its schema once.
     ///
-    /// - Parameter busyTimeout: How long to wait for another connection's lock, here too where
-    ///   SQLite does not wait by itself (see `enableWriteAheadLogging`).
+    /// - Parameters:
+    ///   - busyTimeout: How long to wait for another connection's lock, here too where SQLite does
+    ///     not wait by itself (see `enableWriteAheadLogging`).
+    ///   - keyHash: How keys are placed, for an upgrade to version 6.
     /// - Throws: `SQLiteError.notADatabase`, `.foreignDatabase`, `.newerSchemaVersion` or `.locked`,
     ///   each before anything is written to the file.
-    static func prepare(_ connection: SQLiteConnection, busyTimeout: Duration) throws {
+    static func prepare(_ connection: SQLiteConnection, busyTimeout: Duration, keyHash: SQLiteKeyHash) throws {
         // Only reads until the file is known to be ours (or empty).
         // One read transaction, so the header and the schema are read from one snapshot: another process
         // creating the schema meanwhile is seen before or after its commit, never half way.
@@ -204,8 +254,7 @@ enum SQLiteSchema {
                 // Another process may have set the file up meanwhile: decide again under the lock.
                 switch try inspect(connection) {
                 case .empty: try connection.execute(creation, operation: "create the cache schema")
-                case .older(let version):
-                    try connection.execute(upgrade(from: version), operation: "upgrade the cache schema")
+                case .older(let version): try upgrade(connection, from: version, keyHash: keyHash)
                 case .ours: break
                 }
                 try connection.execute("COMMIT", operation: "commit the cache schema")
@@ -252,7 +301,7 @@ enum SQLiteSchema {
         case empty
         case ours
         /// Ours, in an older layout (1: before partitions, 2: before the stale dates, 3: before
-        /// `access_order` and `totals`, 4: before pins).
+        /// `access_order` and `totals`, 4: before pins, 5: before key slots).
         case older(version: Int64)
     }
 
@@ -281,8 +330,9 @@ enum SQLiteSchema {
         let operation = "read the schema"
         let names = try connection.strings("SELECT name FROM pragma_table_info('entries')", operation: operation)
         let types = try connection.strings("SELECT type FROM pragma_table_info('entries')", operation: operation)
-        let expected = columns(version: version).map { "\($0.name) \($0.type)" }
-        let actual = zip(names, types).map { "\($0) \($1.uppercased())" }
+        let described = { (name: String, type: String) in type.isEmpty ? name : "\(name) \(type.uppercased())" }
+        let expected = columns(version: version).map(described)
+        let actual = zip(names, types).map(described)
         guard actual == expected else {
             let described = actual.isEmpty ? "no entries table" : "entries(\(actual.joined(separator: ", ")))"
             return try foreign(path, "\(described), expected entries(\(expected.joined(separator: ", ")))")

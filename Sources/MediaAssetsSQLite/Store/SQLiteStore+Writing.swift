@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import MediaAssets
 
@@ -43,19 +44,29 @@ extension SQLiteStore {
                 rejected = true
                 return
             }
+            let slots = SQLiteKeySlots(key: key, hash: configuration.keyHash)
+            let slot: Int64
+            if let free = try slots.firstFree(statements.occupiedSlots) {
+                slot = free
+            } else {
+                try saveAccessTimesBeforeEvicting(&savedAccess, statements)
+                let displaced = try displaceLeastRecent(among: slots, statements)
+                evicted.append(displaced)
+                slot = displaced.rowID
+            }
             var needed = Room(
-                dataBytes: totalBytes - (replaced?.size ?? 0), incomingBytes: entry.data.count, incomingPages: pages
+                dataBytes: totalBytes - (replaced?.size ?? 0) - evicted.reduce(0) { $0 + $1.size },
+                incomingBytes: entry.data.count, incomingPages: pages
             )
-            evicted = try makeRoom(&needed, keeping: nil, savingAccess: &savedAccess, statements)
-            try insert(entry, forKey: key, lastAccess: now, statements)
-            let rowID = connection.lastInsertRowID
-            if isPinned { try markPinned(rowID: rowID, size: entry.data.count) }
+            evicted += try makeRoom(&needed, keeping: nil, savingAccess: &savedAccess, statements)
+            try insert(entry, forKey: key, slot: slot, storedAt: now, statements)
+            if isPinned { try markPinned(rowID: slot, size: entry.data.count) }
             // The page estimate may be low: check what the insert really used.
             needed = Room(dataBytes: needed.dataBytes + entry.data.count, incomingBytes: 0, incomingPages: 0)
-            evicted += try makeRoom(&needed, keeping: rowID, savingAccess: &savedAccess, statements)
+            evicted += try makeRoom(&needed, keeping: slot, savingAccess: &savedAccess, statements)
         }
         // Committed: the in-memory state follows the file.
-        unsavedAccess.forget(saved: savedAccess)
+        readLog.forget(saved: savedAccess)
         if let replaced { forget(replaced) }
         for row in evicted { forget(row) }
         guard !rejected else {
@@ -82,17 +93,24 @@ extension SQLiteStore {
         var fits = false
         try recoveringFromFullDisk(incomingBytes: incomingBytes) {
             replaced = []
-            try transaction(statements) {
-                // Pinned keys need their quota checked: such a batch goes one entry at a time.
-                fits =
-                    try totalBytes + incomingBytes <= configuration.sizeLimit
-                    && usedPages() + incomingPages <= budget.databasePages
-                    && (pins.isEmpty || !batch.contains { pins.covers($0.key) })
-                guard fits else { return }
-                for (key, entry) in batch {
-                    if let row = try deleteRow(forKey: key, statements) { replaced.append(row) }
-                    try insert(entry, forKey: key, lastAccess: now, statements)
+            do {
+                try transaction(statements) {
+                    // Pinned keys need their quota checked: such a batch goes one entry at a time.
+                    fits =
+                        try totalBytes + incomingBytes <= configuration.sizeLimit
+                        && usedPages() + incomingPages <= budget.databasePages
+                        && (pins.isEmpty || !batch.contains { pins.covers($0.key) })
+                    guard fits else { return }
+                    for (key, entry) in batch {
+                        if let row = try deleteRow(forKey: key, statements) { replaced.append(row) }
+                        let slots = SQLiteKeySlots(key: key, hash: configuration.keyHash)
+                        // Every slot taken needs an eviction: the batch rolls back and goes one at a time.
+                        guard let slot = try slots.firstFree(statements.occupiedSlots) else { throw SlotsTaken() }
+                        try insert(entry, forKey: key, slot: slot, storedAt: now, statements)
+                    }
                 }
+            } catch is SlotsTaken {
+                fits = false
             }
         }
         guard fits else {
@@ -114,6 +132,38 @@ extension SQLiteStore {
         checkpointIfWALOverBudget()
     }
 
+    /// Replaces the metadata columns of the live row for `key` in one transaction, leaving its bytes,
+    /// its access time and the totals as they are; returns whether there was such a row.
+    ///
+    /// SQLite writes a row again whole, blob included, unless its size is unchanged: then in place,
+    /// only the pages whose bytes changed. With `data` last and every date 8 bytes, the new dates and
+    /// same validators of a 304 keep the size, and the row's first page is all that is written (and
+    /// the expiry index's page when the expiry moved).
+    func updateMetadata(_ metadata: CacheMetadata, forKey key: CacheKey) throws -> Bool {
+        let statements = try openStatements()
+        let now = configuration.now().timeIntervalSinceReferenceDate
+        var updated = false
+        try recoveringFromFullDisk {
+            try transaction(statements) {
+                updated = try statements.updateMetadata.withReset { update -> Bool in
+                    try bind(metadata, forKey: key, to: update)
+                    try update.bind(now, at: update.parameter(":now"))
+                    try update.run()
+                    return connection.changes > 0
+                }
+                guard updated else { return }
+                for update in [statements.updateExpiry, statements.updatePartition] {
+                    try update.withReset { update in
+                        try bind(metadata, forKey: key, to: update)
+                        try update.run()
+                    }
+                }
+            }
+        }
+        checkpointIfWALOverBudget()
+        return updated
+    }
+
     /// Deletes every row, then shrinks the file (`VACUUM` of an empty table is quick, and spares
     /// every write the cost of `auto_vacuum` bookkeeping).
     func removeAll() throws {
@@ -122,7 +172,7 @@ extension SQLiteStore {
         totalBytes = 0
         count = 0
         pinnedTotalsCache = nil
-        unsavedAccess.forgetAll()
+        readLog.forgetAll()
         // Only the file's size depends on this: a failure leaves free pages for later writes.
         try? connection.execute("VACUUM", operation: "shrink the file")
     }
@@ -143,17 +193,6 @@ extension SQLiteStore {
         checkpointIfWALOverBudget()
     }
 
-    /// Writes the access times that reads recorded in memory, as one transaction of UPDATEs.
-    func flushAccessTimes() throws {
-        let statements = try openStatements()
-        // Access times only order evictions: a batch that cannot be saved is dropped, not retried
-        // forever, so a failing disk cannot make the batch grow without bound.
-        let pending = unsavedAccess.take()
-        guard !pending.isEmpty else { return }
-        oldestSavedAccess = nil
-        try transaction(statements) { try saveAccessTimes(pending, statements) }
-    }
-
     /// Evicts least recently used rows until the data and the pages are within their limits; runs
     /// at open (the limit may have been lowered since the file was written).
     func sweep() throws {
@@ -164,7 +203,7 @@ extension SQLiteStore {
             var room = Room(dataBytes: totalBytes, incomingBytes: 0, incomingPages: 0)
             evicted = try makeRoom(&room, keeping: nil, savingAccess: &savedAccess, statements)
         }
-        unsavedAccess.forget(saved: savedAccess)
+        readLog.forget(saved: savedAccess)
         for row in evicted { forget(row) }
         counters.evictions += evicted.count
     }
@@ -210,39 +249,20 @@ extension SQLiteStore {
     }
 
     private func insert(
-        _ entry: CacheEntry, forKey key: CacheKey, lastAccess: Double, _ statements: Statements
+        _ entry: CacheEntry, forKey key: CacheKey, slot: Int64, storedAt stored: Double, _ statements: Statements
     ) throws {
         // The test hook declares a size the CHECK constraint rejects: SQLite itself fails the insert.
         let declaredSize = failsNextWrite ? -1 : Int64(entry.data.count)
         failsNextWrite = false
-        let metadata = entry.metadata
         try statements.insert.withReset { insert in
-            try insert.bindBlob(utf8Of: key.rawValue, at: 1)
-            try insert.bind(declaredSize, at: 2)
-            try insert.bind(metadata.created.timeIntervalSinceReferenceDate, at: 3)
-            try insert.bind(lastAccess, at: 4)
-            try insert.bind(metadata.expires?.timeIntervalSinceReferenceDate, at: 5)
-            try insert.bind(metadata.freshUntil?.timeIntervalSinceReferenceDate, at: 6)
-            try insert.bind(metadata.etag, at: 7)
-            try insert.bind(metadata.lastModified, at: 8)
-            try insert.bind(metadata.contentType, at: 9)
-            try insert.bind(metadata.partition?.rawValue, at: 11)
-            try insert.bind(metadata.staleWhileRevalidateUntil?.timeIntervalSinceReferenceDate, at: 12)
-            try insert.bind(metadata.staleIfErrorUntil?.timeIntervalSinceReferenceDate, at: 13)
+            try bind(entry.metadata, forKey: key, to: insert)
+            try insert.bind(slot, at: insert.parameter(":slot"))
+            try insert.bind(declaredSize, at: insert.parameter(":size"))
+            try insert.bind(stored, at: insert.parameter(":stored"))
             // Bound without a copy: the bytes stay alive until the step below has written them.
             try entry.data.withUnsafeBytes { bytes in
-                try insert.bindBlobNoCopy(bytes, at: 10)
+                try insert.bindBlobNoCopy(bytes, at: insert.parameter(":data"))
                 try insert.run()
-            }
-        }
-    }
-
-    private func saveAccessTimes(_ times: [Int64: Date], _ statements: Statements) throws {
-        for (rowID, lastAccess) in times {
-            try statements.updateLastAccess.withReset { update in
-                try update.bind(rowID, at: 1)
-                try update.bind(lastAccess.timeIntervalSinceReferenceDate, at: 2)
-                try update.run()
             }
         }
     }
@@ -268,10 +288,7 @@ extension SQLiteStore {
             let dataOver = dataNeeded > configuration.sizeLimit
             let pagesOver = pagesNeeded > budget.databasePages
             guard dataOver || pagesOver else { return evicted }
-            if savedAccess.isEmpty, unsavedAccess.count > 0 {
-                savedAccess = unsavedAccess.pending
-                try saveAccessTimes(savedAccess, statements)
-            }
+            try saveAccessTimesBeforeEvicting(&savedAccess, statements)
             let dataToFree = dataOver ? dataNeeded - configuration.lowWaterMark : 0
             let pagesToFree = pagesOver ? pagesNeeded - budget.lowWaterPages : 0
             let batch = try evictLeastRecent(
@@ -281,6 +298,65 @@ extension SQLiteStore {
             evicted += batch
             room.dataBytes -= batch.reduce(0) { $0 + $1.size }
         }
+    }
+
+    /// Binds `key` and the fields of `metadata` to the parameters of their column's names
+    /// (`:key`, `:created`, `:expires`, …) that `statement` has.
+    private func bind(_ metadata: CacheMetadata, forKey key: CacheKey, to statement: SQLiteStatement) throws {
+        let dates: [(name: String, value: Date?)] = [
+            (":created", metadata.created), (":expires", metadata.expires), (":fresh_until", metadata.freshUntil),
+            (":stale_while_revalidate_until", metadata.staleWhileRevalidateUntil),
+            (":stale_if_error_until", metadata.staleIfErrorUntil),
+        ]
+        let texts: [(name: String, value: String?)] = [
+            (":etag", metadata.etag), (":last_modified", metadata.lastModified),
+            (":content_type", metadata.contentType), (":partition_name", metadata.partition?.rawValue),
+        ]
+        for (name, date) in dates where statement.parameter(name) > 0 {
+            try statement.bind(date?.timeIntervalSinceReferenceDate, at: statement.parameter(name))
+        }
+        for (name, text) in texts where statement.parameter(name) > 0 {
+            try statement.bind(text, at: statement.parameter(name))
+        }
+        try statement.bindBlob(utf8Of: key.rawValue, at: statement.parameter(":key"))
+    }
+
+    /// Saves the pending access times, once per transaction, since they order evictions; the caller
+    /// forgets them once the transaction commits.
+    private func saveAccessTimesBeforeEvicting(_ savedAccess: inout [Int64: Date], _ statements: Statements) throws {
+        guard savedAccess.isEmpty, readLog.unsavedAccessCount > 0 else { return }
+        savedAccess = readLog.pendingAccess
+        try saveAccessTimes(savedAccess, statements)
+    }
+
+    /// Deletes the least recently used unpinned row among `slots`, all of which are taken (only keys
+    /// built to collide fill 16 slots), so that a store can take its slot.
+    private func displaceLeastRecent(among slots: SQLiteKeySlots, _ statements: Statements) throws -> Row {
+        let query = try connection.prepare(
+            """
+            SELECT entries.slot, entries.size FROM entries JOIN access_order ON access_order.entry = entries.slot
+                WHERE entries.slot BETWEEN ?1 AND ?2 AND entries.slot NOT IN (SELECT entry FROM pinned_entries)
+                ORDER BY access_order.last_access LIMIT 1
+            """,
+            operation: "store an entry among colliding keys"
+        )
+        defer { query.finalize() }
+        let victim = try query.withReset { query -> Row? in
+            try query.bind(slots.first, at: 1)
+            try query.bind(slots.last, at: 2)
+            guard try query.step() else { return nil }
+            return (query.int64(at: 0), Int(query.int64(at: 1)))
+        }
+        guard let victim else {
+            throw SQLiteError.statementFailed(
+                path: path, operation: query.operation, code: SQLITE_CONSTRAINT,
+                message: "the \(SQLiteKeySlots.count) rows its key's hash places it among are all pinned")
+        }
+        try statements.deleteByRowID.withReset { delete in
+            try delete.bind(victim.rowID, at: 1)
+            try delete.run()
+        }
+        return victim
     }
 
     /// Deletes least recently used rows (never `keptRowID`) until at least `bytes` of data are freed.
@@ -310,9 +386,11 @@ extension SQLiteStore {
 
     func forget(_ row: Row) {
         pinnedTotalsCache = nil
-        unsavedAccess.forget(row.rowID)
-        oldestSavedAccess = nil
+        readLog.forget(row.rowID)
         totalBytes -= row.size
         count -= 1
     }
 }
+
+/// A batch store found every slot of a key taken: it rolls back and stores one entry at a time.
+private struct SlotsTaken: Error {}

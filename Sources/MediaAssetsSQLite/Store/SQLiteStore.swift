@@ -1,15 +1,20 @@
 import Foundation
 import MediaAssets
 
-/// The connection, its prepared statements and the bookkeeping kept in memory beside them.
+/// The writer: its connection, its prepared statements and the bookkeeping kept in memory beside
+/// them. Reads run on connections of their own (`SQLiteReader`) and leave their access times and
+/// counts in the shared `SQLiteReadLog`.
 ///
-/// Not thread-safe: `SQLiteBackend` keeps it in a `Mutex` that only its serial queue takes, so
-/// every use is serialised and the lock is never contended.
+/// Not thread-safe: `SQLiteBackend` keeps it in a `Mutex` that only its write queue takes, so every
+/// use is serialised and the lock is never contended.
 final class SQLiteStore {
     /// The statements compiled at open and reused for every operation.
     struct Statements {
-        let select: SQLiteStatement
         let insert: SQLiteStatement
+        let occupiedSlots: SQLiteStatement
+        let updateMetadata: SQLiteStatement
+        let updateExpiry: SQLiteStatement
+        let updatePartition: SQLiteStatement
         let deleteByKey: SQLiteStatement
         let deleteByRowID: SQLiteStatement
         let deleteExpired: SQLiteStatement
@@ -26,23 +31,41 @@ final class SQLiteStore {
         let rollback: SQLiteStatement
 
         init(_ connection: SQLiteConnection) throws {
-            select = try connection.prepare(
-                """
-                SELECT entries.rowid, entries.size, created, entries.last_access, expires, fresh_until, etag,
-                    last_modified, content_type, data, partition_name, stale_while_revalidate_until,
-                    stale_if_error_until, access_order.last_access
-                    FROM entries JOIN access_order ON access_order.entry = entries.rowid WHERE key = ?1
-                """,
-                operation: "read an entry"
-            )
+            // Named parameters: `bind(_:to:)` binds the metadata to whichever of them a statement has.
             insert = try connection.prepare(
                 """
-                INSERT INTO entries (key, size, created, last_access, expires, fresh_until, etag,
-                    last_modified, content_type, data, partition_name, stale_while_revalidate_until,
-                    stale_if_error_until)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                INSERT INTO entries (slot, key, size, created, stored, expires, fresh_until, etag, last_modified,
+                    content_type, partition_name, stale_while_revalidate_until, stale_if_error_until, data)
+                    VALUES (:slot, :key, :size, :created, :stored, :expires, :fresh_until, :etag, :last_modified,
+                    :content_type, :partition_name, :stale_while_revalidate_until, :stale_if_error_until, :data)
                 """,
                 operation: "store an entry"
+            )
+            occupiedSlots = try connection.prepare(
+                "SELECT slot FROM entries WHERE slot BETWEEN ?1 AND ?2 ORDER BY slot", operation: "find a free slot")
+            // A live row only: an expired one is a miss, which an update must leave as it is. The
+            // indexed columns go apart, set only when they change: SQLite rewrites the index entries
+            // of every indexed column an UPDATE sets, changed or not.
+            updateMetadata = try connection.prepare(
+                """
+                UPDATE entries SET created = :created, fresh_until = :fresh_until, etag = :etag,
+                    last_modified = :last_modified, content_type = :content_type,
+                    stale_while_revalidate_until = :stale_while_revalidate_until,
+                    stale_if_error_until = :stale_if_error_until
+                    WHERE key = :key AND (expires IS NULL OR expires > :now)
+                """,
+                operation: "update an entry's metadata"
+            )
+            updateExpiry = try connection.prepare(
+                "UPDATE entries SET expires = :expires WHERE key = :key AND expires IS NOT :expires",
+                operation: "update an entry's expiry"
+            )
+            updatePartition = try connection.prepare(
+                """
+                UPDATE entries SET partition_name = :partition_name
+                    WHERE key = :key AND partition_name IS NOT :partition_name
+                """,
+                operation: "update an entry's partition"
             )
             deleteByKey = try connection.prepare(
                 "DELETE FROM entries WHERE key = ?1 RETURNING rowid, size", operation: "remove an entry"
@@ -52,8 +75,11 @@ final class SQLiteStore {
                 "DELETE FROM entries WHERE expires <= ?1 RETURNING rowid, size", operation: "remove expired entries"
             )
             deleteAll = try connection.prepare("DELETE FROM entries", operation: "remove all entries")
+            // Only rows saved in the older half of the span (see `SQLiteBackend.settle`): a newer one
+            // would cost a page write and move no sweep.
             updateLastAccess = try connection.prepare(
-                "UPDATE access_order SET last_access = ?2 WHERE entry = ?1", operation: "save last-access times"
+                "UPDATE access_order SET last_access = ?2 WHERE entry = ?1 AND last_access <= ?3",
+                operation: "save last-access times"
             )
             // Pinned rows are never evicted; the lookup per row is in a table as small as the pins.
             selectLeastRecent = try connection.prepare(
@@ -81,8 +107,10 @@ final class SQLiteStore {
 
         var all: [SQLiteStatement] {
             [
-                select, insert, deleteByKey, deleteByRowID, deleteExpired, deleteAll, updateLastAccess,
-                selectLeastRecent, sums, oldestAccess, dataVersion, pageCount, freelistCount, begin, commit, rollback,
+                insert, occupiedSlots, updateMetadata, updateExpiry, updatePartition, deleteByKey, deleteByRowID,
+                deleteExpired, deleteAll,
+                updateLastAccess, selectLeastRecent, sums, oldestAccess, dataVersion, pageCount, freelistCount, begin,
+                commit, rollback,
             ]
         }
     }
@@ -98,13 +126,10 @@ final class SQLiteStore {
     var totalBytes = 0
     /// The number of rows.
     var count = 0
-    /// Hits, misses, writes, evictions and rejections since open.
+    /// Writes, evictions and rejections since open (the reads count theirs in `readLog`).
     var counters = CacheStatistics()
-    /// Reads not yet written to `access_order`: rowid → time (seconds since the reference date).
-    var unsavedAccess: AccessTimeBatch<Int64>
-    /// The oldest saved access time, or nil when a delete, a save or another process may have moved
-    /// it; reads compare a row's saved time with it (see `readEntry`).
-    var oldestSavedAccess: Double?
+    /// What reads left: access times to save, hit and miss counts.
+    let readLog: SQLiteReadLog
     /// `PRAGMA data_version` when the totals were last read: it moves when another connection
     /// (another process) commits, and only then.
     private var seenDataVersion: Int64?
@@ -123,14 +148,14 @@ final class SQLiteStore {
     /// The pinned rows' count and size as last summed; nil when a change may have moved them.
     var pinnedTotalsCache: (count: Int, bytes: Int)?
 
-    /// Opens the database, checks or creates the schema, and loads the count and total size.
-    init(configuration: SQLiteBackend.Configuration, path: String) throws {
+    /// Opens the database, checks, upgrades or creates the schema, and loads the count and total size.
+    init(configuration: SQLiteBackend.Configuration, path: String, readLog: SQLiteReadLog) throws {
         self.configuration = configuration
         self.path = path
-        unsavedAccess = AccessTimeBatch(threshold: configuration.accessTimeBatchSize)
+        self.readLog = readLog
         connection = try SQLiteConnection(path: path)
         connection.setBusyTimeout(configuration.busyTimeout)
-        try SQLiteSchema.prepare(connection, busyTimeout: configuration.busyTimeout)
+        try SQLiteSchema.prepare(connection, busyTimeout: configuration.busyTimeout, keyHash: configuration.keyHash)
         let pageSize = try connection.integers("PRAGMA page_size", operation: "read the page size").first ?? 4_096
         budget = SQLiteDiskBudget(
             sizeLimit: configuration.sizeLimit, lowWaterFraction: configuration.lowWaterFraction,
@@ -140,8 +165,13 @@ final class SQLiteStore {
         // page cache (which, at 2 MiB, holds only 125 of our 16 KiB pages). SQLite only reads
         // through the map and writes with write(), so a full filesystem still fails a write cleanly,
         // and it remaps when another process grows or shrinks the file.
-        let mapped = min(budget.fileBytes, Self.largestMapping)
-        try connection.execute("PRAGMA mmap_size = \(mapped)", operation: "map the file into memory")
+        try connection.execute("PRAGMA mmap_size = \(mappedBytes)", operation: "map the file into memory")
+        // A statement inside a transaction keeps a journal of the pages it changes, to undo itself
+        // alone; past 64 KiB (a 16 KiB entry's delete) SQLite spills it to a temporary file, which
+        // cost every store a file created, written and deleted. In memory it holds at most the pages
+        // of the largest entry, for the length of one statement. (Set after the schema is prepared:
+        // an upgrade's temporary table of moved rows stays in a file.)
+        try connection.execute("PRAGMA temp_store = MEMORY", operation: "keep statement journals in memory")
         statements = try Statements(connection)
         try SQLiteSchema.classifyingOpenErrors(connection) { try refreshTotalsIfChangedElsewhere() }
         restoreReserveIfMissing()
@@ -156,6 +186,9 @@ final class SQLiteStore {
     /// page cache, shared and reclaimable). SQLite caps it lower if built with a smaller maximum.
     static let largestMapping = 4 << 30
 
+    /// How much of the file each connection maps.
+    var mappedBytes: Int { min(budget.fileBytes, Self.largestMapping) }
+
     /// Reads the count and size again if another connection has committed since they were last
     /// read; writes call it inside their transaction, so their eviction sees every process's rows.
     func refreshTotalsIfChangedElsewhere() throws {
@@ -165,7 +198,7 @@ final class SQLiteStore {
             return query.int64(at: 0)
         }
         guard version != seenDataVersion else { return }
-        oldestSavedAccess = nil
+        readLog.forgetOldestSavedAccess()
         pinnedTotalsCache = nil
         pins = try readPins()
         (count, totalBytes) = try statements.sums.withReset { query in
@@ -181,81 +214,13 @@ final class SQLiteStore {
         return statements
     }
 
-    // MARK: Reading
-
-    /// Returns the live entry for `key` and records the access in memory; an expired row is
-    /// deleted and is a miss. The flag says a batch of access times is due to be saved.
-    func readEntry(forKey key: CacheKey) throws -> (entry: CacheEntry?, needsFlush: Bool) {
-        let statements = try openStatements()
-        let now = configuration.now()
-        // A nil entry is a row whose size disagrees with its bytes (the CHECK constraint makes that
-        // impossible unless the file was edited): a miss, like an expired row.
-        let found = try statements.select.withReset { query -> FoundRow? in
-            try query.bindBlob(utf8Of: key.rawValue, at: 1)
-            guard try query.step() else { return nil }
-            let savedAccess = query.double(at: 13)
-            let data = query.data(at: 9)
-            guard query.int64(at: 1) == Int64(data.count) else { return (query.int64(at: 0), savedAccess, nil) }
-            let date = { (column: Int32) -> Date? in
-                query.optionalDouble(at: column).map(Date.init(timeIntervalSinceReferenceDate:))
-            }
-            let metadata = CacheMetadata(
-                created: Date(timeIntervalSinceReferenceDate: query.double(at: 2)),
-                lastAccess: now,
-                expires: date(4),
-                freshUntil: date(5),
-                etag: query.text(at: 6),
-                lastModified: query.text(at: 7),
-                contentType: query.text(at: 8),
-                staleWhileRevalidateUntil: date(11),
-                staleIfErrorUntil: date(12),
-                partition: query.text(at: 10).map(LRUCacheType.init(rawValue:))
-            )
-            return (query.int64(at: 0), savedAccess, CacheEntry(data: data, metadata: metadata))
-        }
-        guard let found else {
-            counters.misses += 1
-            return (nil, false)
-        }
-        guard let entry = found.entry, !entry.isExpired(at: now) else {
-            counters.misses += 1
-            // Still a miss if the delete fails; the next read or removeExpired() tries again.
-            try? removeEntry(forKey: key)
-            return (nil, false)
-        }
-        counters.hits += 1
-        guard try needsAccessSaved(savedAccess: found.savedAccess, now: now) else { return (entry, false) }
-        return (entry, unsavedAccess.record(found.rowID, at: now))
-    }
-
-    /// A row `readEntry` found: nil `entry` for a row whose size disagrees with its bytes.
-    private typealias FoundRow = (rowID: Int64, savedAccess: Double, entry: CacheEntry?)
-
-    /// Whether a read of a row whose saved access time is `savedAccess` should record a new one.
-    ///
-    /// A row saved in the newer half of the span from the oldest saved time to now is not: a sweep
-    /// takes the oldest rows first, down to the low-water mark, so it reaches this row only after
-    /// every row older than the midpoint. Saving its time would cost a random page write (the cost
-    /// of reads at a million entries) and change the order only among rows no sweep is near. Rows
-    /// in the older half (the entry stored first and read since, in a full cache) are recorded.
-    private func needsAccessSaved(savedAccess: Double, now: Date) throws -> Bool {
-        if oldestSavedAccess == nil {
-            oldestSavedAccess = try openStatements().oldestAccess.withReset { query -> Double in
-                try query.step()
-                return query.double(at: 0)
-            }
-        }
-        let oldest = oldestSavedAccess ?? savedAccess
-        let midpoint = oldest + (now.timeIntervalSinceReferenceDate - oldest) / 2
-        return savedAccess <= midpoint
-    }
-
     // MARK: Statistics, invariants, closing
 
     /// The counters with the current count and size; cost is bytes.
     func snapshot() -> CacheStatistics {
         try? refreshTotalsIfChangedElsewhere()
         var statistics = counters
+        (statistics.hits, statistics.misses) = readLog.counts
         statistics.count = count
         statistics.bytes = totalBytes
         statistics.cost = totalBytes
@@ -288,8 +253,22 @@ final class SQLiteStore {
             "SELECT COUNT(*) FROM pinned_entries WHERE entry NOT IN (SELECT rowid FROM entries)",
             operation: "match the pinned entries")
         precondition(strayPins == [0], "SQLite pinned_entries holds \(strayPins) rows without an entry")
+        try checkSlots()
         let check = try connection.strings("PRAGMA quick_check", operation: "check the file")
         precondition(check == ["ok"], "SQLite quick_check: \(check)")
+    }
+
+    /// Checks that every row's slot is one of its key's slots (the unique index keeps keys apart).
+    private func checkSlots() throws {
+        let query = try connection.prepare("SELECT slot, key FROM entries", operation: "check the slots")
+        defer { query.finalize() }
+        try query.withReset { query in
+            while try query.step() {
+                let slot = query.int64(at: 0)
+                let slots = query.withBlob(at: 1) { SQLiteKeySlots(keyBytes: $0, hash: configuration.keyHash) }
+                precondition(slots.contains(slot), "SQLite row at slot \(slot) is outside its key's \(slots)")
+            }
+        }
     }
 
     /// Saves pending access times, frees the statements and closes the connection (which
