@@ -22,7 +22,7 @@ extension AssetsManager {
         staleIfError: TimeInterval = 0,
         stageLimits: Configuration.StageLimits = .init(),
         executor: Configuration.Executor = .threads(ProcessInfo.processInfo.activeProcessorCount),
-        stagedWriteLimit: Int = 32 << 20
+        stagedWriteLimit: Int = 16 << 20
     ) throws -> AssetsManager {
         try AssetsManager(
             configuration: Configuration(

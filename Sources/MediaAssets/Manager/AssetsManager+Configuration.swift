@@ -39,14 +39,14 @@ extension AssetsManager {
         public var executor: Executor
         /// The most bytes of results held in memory until their backend has them (staged writes). A result
         /// that would pass it waits for earlier writes to finish before it is staged: a burst against a slow
-        /// disk is held back instead of holding every download. 32 MiB by default; an entry larger than the
+        /// disk is held back instead of holding every download. 16 MiB by default; an entry larger than the
         /// limit is staged alone.
         public var stagedWriteLimit: Int
 
         /// The defaults: images 128 MiB / 2,000 entries, Lottie 32 MiB / 500, video 64 MiB / 256,
         /// a 512 MiB disk cache in the platform caches directory, a URLSession loader, 3 attempts
         /// per fetch, responses up to 256 MiB, 7 days of freshness without `max-age`, CPU work on one
-        /// thread per core, and at most 32 MiB of staged writes.
+        /// thread per core, and at most 16 MiB of staged writes.
         public init(
             memoryPartitions: [LRUCacheType: MemoryCache.Limits] = Configuration.defaultPartitions,
             usesDiskCache: Bool = true,
@@ -62,7 +62,7 @@ extension AssetsManager {
             staleIfError: TimeInterval = 0,
             stageLimits: StageLimits = StageLimits(),
             executor: Executor = .threads(ProcessInfo.processInfo.activeProcessorCount),
-            stagedWriteLimit: Int = 32 << 20
+            stagedWriteLimit: Int = 16 << 20
         ) {
             self.memoryPartitions = memoryPartitions
             self.usesDiskCache = usesDiskCache
@@ -100,16 +100,24 @@ extension AssetsManager {
             public var decodes: Int
             /// Processing steps (styling, rendering, encoding variants) at once.
             public var processes: Int
+            /// Variants being made at once, each from the fetch of its original to the write of its bytes: what
+            /// waits between the stages (an original's bytes, its decoded bitmap) is held by at most this many.
+            /// Without it, decodes outrun processing in a burst and their bitmaps pile up before the process
+            /// stage.
+            public var variants: Int
 
-            /// The defaults: 8 downloads, and one decode and one processing step per processor core.
+            /// The defaults: 8 downloads, one decode and one processing step per processor core, and as many
+            /// variants under way as downloads and processing steps together.
             public init(
                 fetches: Int = 8,
                 decodes: Int = ProcessInfo.processInfo.activeProcessorCount,
-                processes: Int = ProcessInfo.processInfo.activeProcessorCount
+                processes: Int = ProcessInfo.processInfo.activeProcessorCount,
+                variants: Int? = nil
             ) {
                 self.fetches = max(1, fetches)
                 self.decodes = max(1, decodes)
                 self.processes = max(1, processes)
+                self.variants = max(1, variants ?? self.fetches + self.processes)
             }
         }
 

@@ -36,6 +36,8 @@ public final class AssetsManager: Sendable {
     public let decodeLimiter: WorkLimiter
     /// Processing steps at once, across every pipeline of this manager.
     public let processLimiter: WorkLimiter
+    /// Variants being made at once (each from its fetch to its write), across every pipeline of this manager.
+    public let variantLimiter: WorkLimiter
     /// Where decoding, processing and encoding run (`Configuration.executor`); see `runOnExecutor(_:)`.
     public let executor: any TaskExecutor
     /// Background work under way (revalidations, placeholders), which `shutdown()` awaits.
@@ -54,6 +56,7 @@ public final class AssetsManager: Sendable {
         self.fetchLimiter = WorkLimiter(limit: configuration.stageLimits.fetches)
         self.decodeLimiter = WorkLimiter(limit: configuration.stageLimits.decodes)
         self.processLimiter = WorkLimiter(limit: configuration.stageLimits.processes)
+        self.variantLimiter = WorkLimiter(limit: configuration.stageLimits.variants)
         switch configuration.executor {
         case .threads(let count): self.executor = ThreadPoolExecutor(threadCount: count)
         case .custom(let executor): self.executor = executor

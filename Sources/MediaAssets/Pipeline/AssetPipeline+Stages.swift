@@ -43,6 +43,21 @@ extension AssetPipeline {
         {
             return stored
         }
+        // One slot from the fetch to the write: what a variant holds between stages (the original's bytes, its
+        // decode) is held by at most `StageLimits.variants` variants, however many are asked for.
+        return try await manager.variantLimiter.run {
+            try await makeVariant(
+                request, processor: processor, options: options, variantKey: variantKey, route: route,
+                tracking: tracking)
+        }
+    }
+
+    /// Fetches and decodes the original, processes it, and keeps the variant (in memory, and staged for the byte
+    /// tiers).
+    private func makeVariant(
+        _ request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
+        variantKey: CacheKey, route: StorageRoute, tracking: FetchTracking
+    ) async throws -> AssetResult<Value> {
         let original = try await decoded(request, options: options, route: route, tracking: tracking)
         let made: (value: Value, encoded: EncodedVariant?)
         do {

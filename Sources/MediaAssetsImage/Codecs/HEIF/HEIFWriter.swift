@@ -117,7 +117,8 @@ enum HEIFWriter {
         let addPlane: ma_heif_image_add_plane_fn = try dylib.function("heif_image_add_plane")
         let plane: ma_heif_image_get_plane_fn = try dylib.function("heif_image_get_plane")
         var heifImage: UnsafeMutableRawPointer?
-        try check(format, 
+        try check(
+            format,
             createImage(
                 Int32(image.width), Int32(image.height), MA_HEIF_COLORSPACE_RGB, MA_HEIF_CHROMA_INTERLEAVED_RGBA,
                 &heifImage
@@ -125,7 +126,8 @@ enum HEIFWriter {
         )
         guard let heifImage else { throw failure(format, "image", "none") }
         do {
-            try check(format, 
+            try check(
+                format,
                 addPlane(heifImage, MA_HEIF_CHANNEL_INTERLEAVED, Int32(image.width), Int32(image.height), 8), "plane")
             var stride: Int32 = 0
             guard let target = plane(heifImage, MA_HEIF_CHANNEL_INTERLEAVED, &stride) else {
