@@ -167,3 +167,19 @@ extension EntityTag {
         }
     }
 }
+
+/// Feeds arbitrary bytes, as header text, to the entity-tag parsers: each must return or refuse, never crash, and
+/// a parsed tag must read back from its own header form.
+///
+/// The libFuzzer entry point of the parsers (see `Fuzz/`).
+public func fuzzEntityTag(_ data: Data) {
+    let text = String(decoding: data, as: UTF8.self)
+    if let tag = EntityTag(text) {
+        precondition(EntityTag(tag.description) == tag, "\(tag) does not read back")
+        _ = tag.isNotModified(ifNoneMatch: text)
+        _ = tag.satisfies(ifMatch: text)
+    }
+    if case .tags(let tags)? = EntityTagCondition(text) {
+        for tag in tags { precondition(EntityTag(tag.description) == tag, "\(tag) does not read back") }
+    }
+}
