@@ -20,6 +20,12 @@ struct StagedWriteTests {
         return (manager, disk)
     }
 
+    /// Stores `count` bytes under `key` in `.custom("slow")` behind the caller's back (once staging has room).
+    static func stage(_ count: Int, as key: CacheKey, in manager: AssetsManager) async throws {
+        try await manager.storeInBackground(
+            CacheEntry(data: testBytes(count: count)), forKey: key, storageType: .custom("slow"))
+    }
+
     @Test("under a disk that holds every store, staged bytes never pass the limit and asks wait for room")
     func boundHoldsUnderASlowDisk() async throws {
         // Given a limit of three entries and a disk that holds every store
@@ -64,20 +70,14 @@ struct StagedWriteTests {
     @Test("an entry larger than the limit waits until nothing else is staged, then is staged alone")
     func largerEntryIsStagedAlone() async throws {
         // Given one small entry staged against a disk that holds stores, and a limit smaller than the next entry
-        let environment = try OriginEnvironment()
-        defer { environment.tearDown() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (manager, disk) = try Self.slowManager(directory, limit: Self.entrySize)
-        try await manager.storeInBackground(
-            CacheEntry(data: testBytes(count: 1_000)), forKey: "small", storageType: .custom("slow"))
+        try await Self.stage(1_000, as: "small", in: manager)
         try await waitUntil("the small store is held") { disk.heldCount == 1 }
 
         // When a larger entry is stored
-        let large = Task {
-            try await manager.storeInBackground(
-                CacheEntry(data: testBytes(count: 3 * Self.entrySize)), forKey: "large", storageType: .custom("slow"))
-        }
+        let large = Task { try await Self.stage(3 * Self.entrySize, as: "large", in: manager) }
         try await waitUntil("the large entry waits") { manager.pendingWrites.roomWaiterCount == 1 }
         #expect(manager.stagedWriteBytes == 1_000)
 
@@ -91,18 +91,12 @@ struct StagedWriteTests {
 
     @Test("a staging cancelled while it waits for room stores nothing and lets the next one in")
     func cancelledWaiterStoresNothing() async throws {
-        let environment = try OriginEnvironment()
-        defer { environment.tearDown() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (manager, disk) = try Self.slowManager(directory, limit: Self.entrySize)
-        try await manager.storeInBackground(
-            CacheEntry(data: testBytes(count: Self.entrySize)), forKey: "first", storageType: .custom("slow"))
+        try await Self.stage(Self.entrySize, as: "first", in: manager)
         try await waitUntil("the first store is held") { disk.heldCount == 1 }
-        let waiting = Task {
-            try await manager.storeInBackground(
-                CacheEntry(data: testBytes(count: Self.entrySize)), forKey: "cancelled", storageType: .custom("slow"))
-        }
+        let waiting = Task { try await Self.stage(Self.entrySize, as: "cancelled", in: manager) }
         try await waitUntil("the second waits for room") { manager.pendingWrites.roomWaiterCount == 1 }
 
         waiting.cancel()
@@ -167,16 +161,13 @@ struct StagedWriteTests {
 
     @Test("shutdown waits for background work, and for the writes it stages")
     func shutdownWaitsForBackgroundWork() async throws {
-        let environment = try OriginEnvironment()
-        defer { environment.tearDown() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (manager, disk) = try Self.slowManager(directory, limit: 1 << 20)
         let gate = AsyncGate()
         manager.runInBackground {
             await gate.wait()
-            try? await manager.storeInBackground(
-                CacheEntry(data: Data([7])), forKey: "derived", storageType: .custom("slow"))
+            try? await Self.stage(1, as: "derived", in: manager)
         }
         let finished = SharedCount()
         let shutdown = Task {
