@@ -126,7 +126,9 @@ let package = Package(
         ),
 
         // The child process of the peak-memory tests (not a product)
-        .executableTarget(name: "memory-probe", dependencies: ["MediaAssetsImage"], path: "Tests/MemoryProbe"),
+        .executableTarget(
+            name: "memory-probe", dependencies: ["MediaAssets", "MediaAssetsImage", "SampleOrigin"],
+            path: "Tests/MemoryProbe"),
 
         // Tests
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),

@@ -47,6 +47,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("avatar-pipeline", runAvatarPipelineBenchmarks),
     ("avatar-memory", runAvatarMemoryBenchmarks),
     ("pipeline", runPipelineBenchmarks),
+    ("service", runServiceBenchmarks),
     ("list-scroll", runScrollBenchmarks),
     ("animation", runAnimationParsingBenchmarks),
     ("animation-assets", runAnimationAssetBenchmarks),

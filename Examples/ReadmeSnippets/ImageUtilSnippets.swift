@@ -7,8 +7,8 @@ func quickStartImages(manager: AssetsManager) async throws {
     let images = ImageUtil(manager: manager)
     let url = URL(string: "https://example.com/avatars/42.jpg")!
 
-    // Downloaded once, decoded, styled; the original and each styled variant are cached
-    // (memory in front of disk), the variant under "<key>@circle(96,border=2,#ffffffff)".
+    // Downloaded once, decoded, styled; the original and each styled variant are cached (memory in
+    // front of disk), the variant under "<key>@circle(96,border=2,#ffffffff)@auto-q85" (style@format).
     let avatar = try await images.image(for: url, style: .circle(diameter: 96, borderWidth: 2, borderColor: .white))
     let square = try await images.image(for: url, style: .rectangle(size: .square(64)))  // no new download
     let png = try ImageEncoder.png(avatar)  // premultiplied RGBA8 in, PNG out
@@ -44,4 +44,27 @@ func quickStartAnimatedImages(images: ImageUtil, url: URL) async throws {
     // Small animations decoded whole, every frame in a style; refused from the headers when over the limits.
     let avatar = try await images.animatedImage(for: AssetRequest(url: url), style: .circle(diameter: 48))
     print(avatar.frames.count, avatar.loopCount)
+}
+
+// README: "ImageUtil" (a service: encoded bytes, a validator, a 304)
+func serveAvatar(images: ImageUtil, url: URL, ifNoneMatch: String?) async throws -> (status: Int, body: Data) {
+    // The stored variant's bytes as they are (no decode on a hit), with a content type and a strong ETag.
+    let avatar = try await images.encodedImage(for: url, style: .circle(diameter: 96), format: .webp(quality: 80))
+    if avatar.isNotModified(ifNoneMatch: ifNoneMatch) { return (304, Data()) }  // RFC 9110 weak comparison
+    print(avatar.contentType, avatar.entityTag, avatar.format)  // image/webp "5f0c…" WEBP
+    return (200, avatar.data)
+}
+
+// README: "ImageUtil" (a service's configuration, and shutting down before exit)
+func serviceManager(directory: URL) async throws {
+    let manager = try AssetsManager(
+        configuration: .init(
+            diskDirectory: directory,
+            executor: .threads(ProcessInfo.processInfo.activeProcessorCount),  // decode/encode off the coop pool
+            stagedWriteLimit: 16 << 20  // at most 16 MiB of results waiting for the disk
+        ))
+    let images = ImageUtil(manager: manager)
+    _ = try await images.image(for: URL(string: "https://example.com/a.jpg")!, style: .circle(diameter: 96))
+    print(manager.stagedWriteBytes)  // results returned before their bytes were written
+    await manager.shutdown()  // stops prefetches, waits for background work and every staged write
 }

@@ -42,6 +42,7 @@ enum AnimationInspection {
                 ExampleRun.printError(error, program: "animation-example: \(input)")
             }
         }
+        await manager.shutdown()  // stops prefetches, writes everything staged: nothing is lost at exit
         ExampleRun.flushStandardOutput()
         StandardError.print("")
         StandardError.print("cache  \(cacheDirectory.path)")

@@ -51,6 +51,7 @@ enum AnimationTour {
         print("")
         try await showRejection(host: host, animations: animations, manager: manager)
         print("")
+        await manager.shutdown()  // stops prefetches, writes everything staged: nothing is lost at exit
         await StatisticsReport.print(manager: manager, utils: [("AnimationUtil", animations.statistics.description)])
     }
 

@@ -28,6 +28,7 @@ enum CustomBackendTour {
         print("")
         try await ImageUtilPart.run(manager: manager, sqlite: sqlite, host: host)
         print("")
+        await manager.shutdown()  // stops prefetches, writes everything staged: nothing is lost at exit
         await StatisticsReport.print(manager: manager)
     }
 

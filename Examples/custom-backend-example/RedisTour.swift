@@ -105,6 +105,7 @@ enum RedisTour {
         let originRequests = host.requestCount - requestsAtStart
         let summary = ["origin", "memory", "disk", "redis"].map { "\($0) \(sources[$0] ?? 0)" }.joined(separator: ", ")
         print("  process \(worker): \(originRequests) origin requests; images from \(summary)")
+        await manager.shutdown()
         let statistics = redis.redisStatistics()
         print(
             "  redis: hits \(statistics.hits), misses \(statistics.misses), writes \(statistics.writes), "

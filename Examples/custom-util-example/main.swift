@@ -64,7 +64,7 @@ await ExampleRun.main("custom-util-example", usage: usage, valueOptions: ["--cac
     } catch {
         print("invalid document                   refused: \(ExampleRun.oneLine(error))")
     }
-    await manager.waitForPendingWrites()
+    await manager.shutdown()  // writes everything staged: nothing is lost at exit
     let stored = try await manager.readData(forKey: "\(origin.url(for: "/broken.json"))", storageType: .disk)
     print("invalid document stored            \(stored != nil)")
     await (try manager.backend(for: .disk) as? DiskCache)?.close()

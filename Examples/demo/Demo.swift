@@ -52,6 +52,7 @@ enum Demo {
         print("")
         try DemoOutput.write(styled, to: outputDirectory)
         print("")
+        await manager.shutdown()  // stops prefetches, writes everything staged: nothing is lost at exit
         await StatisticsReport.print(manager: manager, utils: phase.utilStatistics())
     }
 }

@@ -56,6 +56,8 @@ enum AvatarListTour {
                 + "(origin requests: \(host.requestCount))")
         print("")
 
+        await manager.shutdown()  // stops prefetches, writes everything staged: nothing is lost at exit
+
         // Each user in each style once: rows 0..<120.
         let styled = Array(loaded.prefix(40 * AvatarList.styles.count))
         let order = rows.prefix(styled.count).indices.sorted {

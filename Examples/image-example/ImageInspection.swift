@@ -67,6 +67,7 @@ enum ImageInspection {
         if let framesDirectory { print("  frames  \(animation.frameCount) written to \(framesDirectory.path)") }
         print("  cache   \(cacheDirectory.path)")
         print("")
+        await manager.shutdown()  // stops prefetches, writes everything staged: nothing is lost at exit
         await StatisticsReport.print(manager: manager, utils: [("ImageUtil", images.statistics.description)])
     }
 }

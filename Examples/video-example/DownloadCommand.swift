@@ -33,6 +33,7 @@ enum DownloadCommand {
         for await update in downloads.updates(of: queued.id) { bar.show(update.progress) }
         let finished = try await downloads.waitUntilFinished(queued.id)
         bar.finish()
+        await manager.shutdown()
         let fetched = manager.fetchStatistics.bytesDownloaded
         HLSCommands.log(
             "video-example: \(Formatting.bytes(finished.progress.bytesDownloaded)) on disk, "

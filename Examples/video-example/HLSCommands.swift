@@ -64,6 +64,7 @@ enum HLSCommands {
         ExampleRun.flushStandardOutput()  // a script reading a pipe sees the URL at once
         await waitForTermination()
         log("video-example: stopping after \(proxy.requestCount) proxy requests")
+        await manager.shutdown()  // the chunks the proxy cached reach the disk before the process exits
     }
 
     /// Suspends until SIGINT or SIGTERM.

@@ -42,6 +42,7 @@ enum RangeRead {
         print("  from origin   \(Formatting.bytes(statistics.bytesFetched)) in \(statistics.rangeRequests) requests")
         print("  cache         \(cacheDirectory.path)")
         print("")
+        await manager.shutdown()  // stops prefetches, writes everything staged: nothing is lost at exit
         await StatisticsReport.print(manager: manager, utils: [("VideoUtil", video.statistics.description)])
     }
 }

@@ -46,6 +46,7 @@ enum VideoTour {
             print("  " + ranges[line..<min(ranges.count, line + 3)].joined(separator: ", "))
         }
         print("")
+        await manager.shutdown()  // stops prefetches, writes everything staged: nothing is lost at exit
         await StatisticsReport.print(manager: manager, utils: [("VideoUtil", video.statistics.description)])
     }
 

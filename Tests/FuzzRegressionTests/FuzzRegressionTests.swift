@@ -50,6 +50,7 @@ struct FuzzRegressionTests {
         },
         "animation-frames": readAnimationFrames,
         "sealed-entry": fuzzSealedEntry,
+        "entity-tag": fuzzEntityTag,
     ]
 
     static let regressions = URL(fileURLWithPath: #filePath)
@@ -100,7 +101,7 @@ struct FuzzRegressionTests {
         arguments: [
             "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif",
             "thumbhash", "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
-            "animation-frames", "sealed-entry", "download-index",
+            "animation-frames", "sealed-entry", "download-index", "entity-tag",
         ]
     )
     func replaysInputs(target: String) throws {

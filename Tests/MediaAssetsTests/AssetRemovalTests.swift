@@ -94,7 +94,7 @@ struct AssetRemovalTests {
         let held = HeldStores()
         manager.register(held, for: .custom("slow"))
         let variant = Self.asset.variant("circle(96)")
-        try manager.storeInBackground(CacheEntry(data: Data([1])), forKey: variant, storageType: .custom("slow"))
+        try await manager.storeInBackground(CacheEntry(data: Data([1])), forKey: variant, storageType: .custom("slow"))
         try await waitUntil("the store is under way") { held.heldCount == 1 }
         #expect(try await manager.readData(forKey: variant, storageType: .custom("slow")) == Data([1]))
 
@@ -116,7 +116,7 @@ struct AssetRemovalTests {
         let manager = try makeManager(directory)
         let held = HeldStores()
         manager.register(held, for: .custom("slow"))
-        try manager.storeInBackground(
+        try await manager.storeInBackground(
             CacheEntry(data: Data([1])), forKey: Self.asset.chunk(3), storageType: .custom("slow"))
         try await waitUntil("the store is under way") { held.heldCount == 1 }
         let removal = Task { try await manager.removeAsset(forKey: Self.asset) }

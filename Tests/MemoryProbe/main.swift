@@ -1,5 +1,7 @@
 import Foundation
+import MediaAssets
 import MediaAssetsImage
+import SampleOrigin
 
 // The child process of the peak-memory tests: does one piece of work after a warm-up and prints how far its
 // resident high-water mark rose above its resident size just before the work, so a test asserts a peak that
@@ -14,6 +16,11 @@ import MediaAssetsImage
 //       AnimationFrames at TARGET px. Output: `peak-growth <bytes> frames <count>`.
 //   memory-probe gif-whole SIDE FRAMES TARGET
 //       decodes the same GIF whole (AnimatedImage) at TARGET px. Output as gif-window's.
+//   memory-probe burst DIRECTORY [ASKS]
+//       ASKS (default 10,000) concurrent `ImageUtil` asks over 1,000 generated 512×384 JPEGs served on loopback,
+//       in three avatar styles, through a manager with the default configuration (128 MiB image partition, staged
+//       writes bounded) caching in DIRECTORY, then `shutdown()`. Output: `peak-growth <bytes> partition <bytes>
+//       requests <origin requests>`.
 //
 // Exit status 1 with the error on standard error when the work throws, 2 for a usage error.
 
@@ -34,7 +41,8 @@ func usage() -> Never {
     FileHandle.standardError.write(
         Data(
             ("usage: memory-probe decode FILE [--circle SIZE] [--headroom H]\n"
-                + "       memory-probe gif-window|gif-whole SIDE FRAMES TARGET [PLAYED]\n").utf8))
+                + "       memory-probe gif-window|gif-whole SIDE FRAMES TARGET [PLAYED]\n"
+                + "       memory-probe burst DIRECTORY [ASKS]\n").utf8))
     exit(2)
 }
 
@@ -99,6 +107,56 @@ case "gif-window", "gif-whole":
         }
         return "frames \(frames)"
     }
+case "burst":
+    guard (2...3).contains(arguments.count) else { usage() }
+    let asks = arguments.count == 3 ? Int(arguments[2]) ?? 10_000 : 10_000
+    let origin = SampleOrigin()
+    var util: ImageUtil?
+    await measure {
+        try origin.start()
+        // 50 distinct pictures behind 1,000 URLs, as the benchmark's burst: every URL is its own download and decode.
+        let jpegs = try (0..<50).map { seed in try ImageEncoder.jpeg(burstPicture(seed: seed), quality: 85) }
+        for index in 0..<1_000 {
+            origin.register("/burst/\(index).jpg", data: jpegs[index % 50], contentType: "image/jpeg")
+        }
+        let configuration = AssetsManager.Configuration(diskDirectory: URL(fileURLWithPath: arguments[1]))
+        util = ImageUtil(manager: try AssetsManager(configuration: configuration))
+    } _: {
+        guard let util else { return "" }
+        let styles: [AvatarStyle] = [.circle(diameter: 96), .circle(diameter: 48), .rectangle(size: .square(64))]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for ask in 0..<asks {
+                let url = origin.url(for: "/burst/\(ask % 1_000).jpg")
+                let style = styles[(ask / 1_000) % styles.count]
+                group.addTask { _ = try await util.image(for: url, style: style) }
+            }
+            try await group.waitForAll()
+        }
+        await util.manager.shutdown()
+        let partition = AssetsManager.Configuration.defaultPartitions[.image]?.costLimit ?? 0
+        return "partition \(partition) requests \(origin.totalRequestCount)"
+    }
+    origin.stop()
 default:
     usage()
+}
+
+/// A 512×384 opaque picture: gradients, a disc and a little texture, different for each seed.
+func burstPicture(seed: Int) -> Image {
+    let (width, height) = (512, 384)
+    var pixels = [UInt8](repeating: 255, count: width * height * 4)
+    pixels.withUnsafeMutableBufferPointer { buffer in
+        for y in 0..<height {
+            for x in 0..<width {
+                let offset = (y * width + x) * 4
+                let dx = x - (seed * 37) % width
+                let dy = y - (seed * 53) % height
+                let inDisc = dx * dx + dy * dy < 90 * 90
+                buffer[offset] = UInt8(truncatingIfNeeded: x / 2 + seed * 5 + ((x ^ y) & 7))
+                buffer[offset + 1] = UInt8(truncatingIfNeeded: inDisc ? 220 - y / 4 : y / 2 + seed * 3)
+                buffer[offset + 2] = UInt8(truncatingIfNeeded: (x + y) / 4 + seed)
+            }
+        }
+    }
+    return Image(width: width, height: height, pixels: pixels)
 }

@@ -19,7 +19,10 @@ extension AssetsManager {
         diskSizeLimit: Int = 512 << 20,
         keyFactory: CacheKeyFactory = .absoluteURL,
         loader: (any DataLoading)? = nil,
-        staleIfError: TimeInterval = 0
+        staleIfError: TimeInterval = 0,
+        stageLimits: Configuration.StageLimits = .init(),
+        executor: Configuration.Executor = .threads(ProcessInfo.processInfo.activeProcessorCount),
+        stagedWriteLimit: Int = 16 << 20
     ) throws -> AssetsManager {
         try AssetsManager(
             configuration: Configuration(
@@ -31,7 +34,10 @@ extension AssetsManager {
                 keyFactory: keyFactory,
                 retryPolicy: retryPolicy,
                 maxResponseSize: maxResponseSize,
-                staleIfError: staleIfError
+                staleIfError: staleIfError,
+                stageLimits: stageLimits,
+                executor: executor,
+                stagedWriteLimit: stagedWriteLimit
             ))
     }
 }

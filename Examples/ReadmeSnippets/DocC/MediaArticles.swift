@@ -13,6 +13,16 @@ func doccImagesOverview(url: URL) async throws {
     print(avatar.width)
 }
 
+// DocC: MediaAssetsImage (the landing page: a service's encoded bytes)
+func doccEncodedImage(
+    images: ImageUtil, url: URL, ifNoneMatch: String?
+) async throws -> (status: Int, headers: [String: String], body: Data) {
+    let image = try await images.encodedImage(for: url, style: .circle(diameter: 96), format: .webp(quality: 80))
+    let headers = ["ETag": image.entityTag.description, "Content-Type": image.contentType]
+    if image.isNotModified(ifNoneMatch: ifNoneMatch) { return (304, headers, Data()) }
+    return (200, headers, image.data)
+}
+
 // DocC: Decoding thumbnails
 struct TopHalfThumbnail: ImageProcessing {
     var identifier: String { "top-half(64x32)" }

@@ -16,6 +16,7 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         jpeg, jpegIncremental, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist,
         httpRequestHead, proxyPath, respReply, diskEntryFile, animationFrames, sealedEntry, downloadIndex,
+        entityTag,
     ]
 
     /// The target named `name`, if any.
@@ -98,6 +99,9 @@ public enum FuzzTargets {
     /// The video proxy's URL-path parser (base64url origin token and byte range).
     public static let proxyPath = FuzzTarget(
         name: "proxy-path", seeds: ProtocolSeeds.proxyPath, parse: fuzzVideoProxyPath)
+
+    /// The entity-tag parsers of `If-None-Match` and `If-Match` (`EntityTag`, `EntityTagCondition`).
+    public static let entityTag = FuzzTarget(name: "entity-tag", seeds: ProtocolSeeds.entityTag, parse: fuzzEntityTag)
 
     /// The RESP reply parser (whole and split in two) and the Redis entry decoder.
     public static let respReply = FuzzTarget(name: "resp-reply", seeds: ProtocolSeeds.respReply, parse: fuzzRESPReply)

@@ -6,6 +6,15 @@ import MediaAssetsEncryption
 /// Seeds for the text and wire parsers: HLS playlists, HTTP request heads, proxy paths, RESP replies, and
 /// disk-cache entry files written by a real `DiskCache`.
 enum ProtocolSeeds {
+    static func entityTag() -> [String: Data] {
+        [
+            "strong": Data("\"0f3a9c2e7d41b856\"".utf8),
+            "weak": Data("W/\"r2d2\"".utf8),
+            "list": Data(" \"a\", W/\"b,c\" ,, \"d\"".utf8),
+            "any": Data("*".utf8),
+        ]
+    }
+
     static func hlsPlaylist() -> [String: Data] {
         let master = """
             #EXTM3U

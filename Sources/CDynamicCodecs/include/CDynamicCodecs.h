@@ -289,7 +289,7 @@ typedef int (*ma_heif_image_get_width_fn)(const void *, int);
 typedef const uint8_t *(*ma_heif_image_get_plane_readonly_fn)(const void *, int, int *);
 typedef void (*ma_heif_image_release_fn)(const void *);
 
-/// The encoder, used by tests to generate HEIC and AVIF fixtures through libheif.
+/// The encoder: AVIF output (AVIFEncoder), and the HEIC and AVIF fixtures of tests and benchmarks.
 typedef struct {
     int writer_api_version;
     ma_heif_error (*write)(void *, const void *, size_t, void *);
@@ -306,5 +306,7 @@ typedef void (*ma_heif_encoding_options_free_fn)(ma_heif_encoding_options *);
 typedef ma_heif_error (*ma_heif_encode_image_fn)(void *, const void *, void *, const ma_heif_encoding_options *,
                                                  void **);
 typedef ma_heif_error (*ma_heif_context_write_fn)(void *, ma_heif_writer *, void *);
+/// heif_have_encoder_for_format(compression): non-zero when the build has an encoder plugin for it.
+typedef int (*ma_heif_have_encoder_for_format_fn)(int);
 
 #endif

@@ -7,7 +7,8 @@ import Synchronization
 /// joins a prefetch's flight raises that flight to its own priority. At most `maxConcurrentRequests` run at
 /// once per prefetcher, however many `start(_:)` calls queued them; the rest wait in the order they came.
 /// Failures are counted, not thrown. `stop(_:)` stops some requests, `cancel()` all; a `prefetch(_:)` call
-/// stops its requests when its calling task is cancelled.
+/// stops its requests when its calling task is cancelled. `AssetsManager.shutdown()` stops every prefetcher of
+/// its manager for good.
 public final class Prefetcher: Sendable {
     /// The manager prefetches go through.
     public let manager: AssetsManager
@@ -35,6 +36,10 @@ public final class Prefetcher: Sendable {
         var nextID: UInt64 = 0
         var completed = 0
         var failed = 0
+        /// Set by the manager's shutdown: nothing starts any more.
+        var isShutDown = false
+        /// Callers of `stopAll()` waiting for the running prefetches to end.
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -58,9 +63,11 @@ public final class Prefetcher: Sendable {
         self.maxConcurrentRequests = max(1, maxConcurrentRequests)
         self.priority = priority
         self.operation = operation ?? { request in try await manager.prefetchBytes(request, storageType: storageType) }
+        if !manager.prefetchers.add(self) { state.withLock { $0.isShutDown = true } }
     }
 
-    /// Queues `requests` and returns at once; a request already queued or running is not queued again.
+    /// Queues `requests` and returns at once; a request already queued or running is not queued again. Does
+    /// nothing once the manager was shut down.
     public func start(_ requests: [AssetRequest]) {
         enqueue(requests)
     }
@@ -108,6 +115,20 @@ public final class Prefetcher: Sendable {
         finish(stopped)
     }
 
+    /// Stops every prefetch for good (the manager's shutdown) and returns once none is running.
+    func stopAll() async {
+        state.withLock { $0.isShutDown = true }
+        cancel()
+        await withCheckedContinuation { continuation in
+            let idle = state.withLock { state -> Bool in
+                if state.runningCount == 0 { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
     /// How many prefetches succeeded and failed so far (stopped ones count as neither).
     public var counts: (completed: Int, failed: Int) {
         state.withLock { ($0.completed, $0.failed) }
@@ -126,6 +147,7 @@ public final class Prefetcher: Sendable {
     /// Queues the requests not queued yet and starts as many as the bound allows, in the order they came.
     private func enqueue(_ requests: [AssetRequest]) {
         state.withLock { state in
+            guard !state.isShutDown else { return }
             for request in requests {
                 let identity = Self.identity(request)
                 guard state.entries[identity] == nil else { continue }
@@ -164,7 +186,7 @@ public final class Prefetcher: Sendable {
         } catch {
             if !(error is CancellationError) && !Task.isCancelled { succeeded = false }
         }
-        let done = state.withLock { state -> Entry? in
+        let (done, idleWaiters) = state.withLock { state -> (Entry?, [CheckedContinuation<Void, Never>]) in
             state.runningCount -= 1
             var done: Entry?
             if state.entries[identity]?.id == id {
@@ -176,9 +198,12 @@ public final class Prefetcher: Sendable {
                 }
             }
             _startQueued(&state)
-            return done
+            guard state.runningCount == 0 else { return (done, []) }
+            defer { state.idleWaiters = [] }
+            return (done, state.idleWaiters)
         }
         if let done { finish([done]) }
+        for waiter in idleWaiters { waiter.resume() }
     }
 
     /// Cancels the entries' tasks (a finished task's cancel does nothing) and lets their waiters go.

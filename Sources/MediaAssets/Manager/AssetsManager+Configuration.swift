@@ -34,10 +34,19 @@ extension AssetsManager {
         public var staleIfError: TimeInterval
         /// How many downloads, decodes and processing steps run at once.
         public var stageLimits: StageLimits
+        /// Where decoding, processing and encoding run: threads of the manager's own (one per core by
+        /// default), never Swift's cooperative pool.
+        public var executor: Executor
+        /// The most bytes of results held in memory until their backend has them (staged writes). A result
+        /// that would pass it waits for earlier writes to finish before it is staged: a burst against a slow
+        /// disk is held back instead of holding every download. 16 MiB by default; an entry larger than the
+        /// limit is staged alone.
+        public var stagedWriteLimit: Int
 
         /// The defaults: images 128 MiB / 2,000 entries, Lottie 32 MiB / 500, video 64 MiB / 256,
         /// a 512 MiB disk cache in the platform caches directory, a URLSession loader, 3 attempts
-        /// per fetch, responses up to 256 MiB, and 7 days of freshness without `max-age`.
+        /// per fetch, responses up to 256 MiB, 7 days of freshness without `max-age`, CPU work on one
+        /// thread per core, and at most 16 MiB of staged writes.
         public init(
             memoryPartitions: [LRUCacheType: MemoryCache.Limits] = Configuration.defaultPartitions,
             usesDiskCache: Bool = true,
@@ -51,7 +60,9 @@ extension AssetsManager {
             defaultTimeToLive: TimeInterval = 7 * 24 * 3_600,
             staleWhileRevalidate: TimeInterval = 0,
             staleIfError: TimeInterval = 0,
-            stageLimits: StageLimits = StageLimits()
+            stageLimits: StageLimits = StageLimits(),
+            executor: Executor = .threads(ProcessInfo.processInfo.activeProcessorCount),
+            stagedWriteLimit: Int = 16 << 20
         ) {
             self.memoryPartitions = memoryPartitions
             self.usesDiskCache = usesDiskCache
@@ -66,6 +77,8 @@ extension AssetsManager {
             self.staleWhileRevalidate = staleWhileRevalidate
             self.staleIfError = staleIfError
             self.stageLimits = stageLimits
+            self.executor = executor
+            self.stagedWriteLimit = max(0, stagedWriteLimit)
         }
 
         /// The freshness rules responses are stored with.
@@ -87,17 +100,37 @@ extension AssetsManager {
             public var decodes: Int
             /// Processing steps (styling, rendering, encoding variants) at once.
             public var processes: Int
+            /// Variants being made at once, each from the fetch of its original to the write of its bytes: what
+            /// waits between the stages (an original's bytes, its decoded bitmap) is held by at most this many.
+            /// Without it, decodes outrun processing in a burst and their bitmaps pile up before the process
+            /// stage.
+            public var variants: Int
 
-            /// The defaults: 8 downloads, and one decode and one processing step per processor core.
+            /// The defaults: 8 downloads, one decode and one processing step per processor core, and as many
+            /// variants under way as downloads and processing steps together.
             public init(
                 fetches: Int = 8,
                 decodes: Int = ProcessInfo.processInfo.activeProcessorCount,
-                processes: Int = ProcessInfo.processInfo.activeProcessorCount
+                processes: Int = ProcessInfo.processInfo.activeProcessorCount,
+                variants: Int? = nil
             ) {
                 self.fetches = max(1, fetches)
                 self.decodes = max(1, decodes)
                 self.processes = max(1, processes)
+                self.variants = max(1, variants ?? self.fetches + self.processes)
             }
+        }
+
+        /// Where a manager runs CPU work: decoding, resampling, styling and encoding.
+        ///
+        /// The stage limiters (`StageLimits`) bound how many of those run at once, in priority order, and so
+        /// bound the memory they hold; the executor bounds the threads they run on.
+        public enum Executor: Sendable {
+            /// A `ThreadPoolExecutor` of this many threads (at least 1) that the manager owns.
+            case threads(Int)
+            /// Any executor of yours (a pool shared by several managers, an event loop group's), kept alive
+            /// by the manager.
+            case custom(any TaskExecutor)
         }
 
         /// The default memory partitions.

@@ -61,7 +61,7 @@ extension AssetsManager {
             entry.decoded = try decode(entry.data)
             if let staged = fetched.staged {
                 pendingWrites.discard(staged)
-                stage(entry, forKey: fetched.key, route: route, bytesOnly: false)
+                try await stage(entry, forKey: fetched.key, route: route, bytesOnly: false)
             }
             return entry
         } catch {
@@ -279,7 +279,7 @@ extension AssetsManager {
             if let etag = response.header("etag") { entry.metadata.etag = etag }
             if let lastModified = response.header("last-modified") { entry.metadata.lastModified = lastModified }
             // The bytes were valid before; only their metadata changes.
-            if !freshness.noStore { stage(entry, forKey: key, route: route, bytesOnly: bytesOnly) }
+            if !freshness.noStore { try await stage(entry, forKey: key, route: route, bytesOnly: bytesOnly) }
             return FetchedOriginal(key: key, entry: entry, source: .network)
         }
         // Only a complete representation becomes an entry: a 206 (partial) or 204 (no content)
@@ -296,7 +296,7 @@ extension AssetsManager {
         freshness.apply(to: &metadata, receivedAt: now, policy: configuration.freshnessPolicy)
         let entry = CacheEntry(data: response.data, metadata: metadata)
         guard !freshness.noStore else { return FetchedOriginal(key: key, entry: entry, source: .network) }
-        let staged = pendingWrites.stage(
+        let staged = try await pendingWrites.stage(
             entry, at: .init(storageType: route.storageType, key: key), validated: false,
             write: writer(forKey: key, route: route, bytesOnly: bytesOnly)
         )
@@ -324,9 +324,12 @@ extension AssetsManager {
         return DataResponse(url: head.url, statusCode: head.statusCode, headers: head.headers, data: data)
     }
 
-    /// Stages a valid entry and starts writing it; reads see it until the write is done.
-    func stage(_ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, bytesOnly: Bool) {
-        pendingWrites.stage(
+    /// Stages a valid entry and starts writing it; reads see it until the write is done. Waits for room while
+    /// staged writes are at their byte limit.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled while it waits (nothing is staged).
+    func stage(_ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, bytesOnly: Bool) async throws {
+        try await pendingWrites.stage(
             entry, at: .init(storageType: route.storageType, key: key), validated: true,
             write: writer(forKey: key, route: route, bytesOnly: bytesOnly)
         )
@@ -361,7 +364,7 @@ extension AssetsManager {
         let slot = PendingWrites.Slot(storageType: route.storageType, key: key)
         guard revalidations.withLock({ $0.insert(slot).inserted }) else { return }
         // Its own low priority: not the priority of the ask or flight that found the entry stale.
-        Task(priority: .utility) { [self] in
+        runInBackground(priority: .utility) { [self] in
             await LivePriority.$current.withValue(LivePriority(.low)) {
                 await revalidate(slot, route: route, bytesOnly: bytesOnly, revalidation)
             }

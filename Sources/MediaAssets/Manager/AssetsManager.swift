@@ -27,7 +27,7 @@ public final class AssetsManager: Sendable {
     let downloads = RequestPool<DownloadKey, DataResponse>()
     let fetchCounters = Mutex(FetchStatistics())
     /// Results returned before they were written, readable until the write is done.
-    let pendingWrites = PendingWrites()
+    let pendingWrites: PendingWrites
     /// Background revalidations under way (stale-while-revalidate), one per key and storage type.
     let revalidations = Mutex(Set<PendingWrites.Slot>())
     /// The stage limiters every pipeline of this manager shares, so a burst is bounded as a whole.
@@ -36,6 +36,14 @@ public final class AssetsManager: Sendable {
     public let decodeLimiter: WorkLimiter
     /// Processing steps at once, across every pipeline of this manager.
     public let processLimiter: WorkLimiter
+    /// Variants being made at once (each from its fetch to its write), across every pipeline of this manager.
+    public let variantLimiter: WorkLimiter
+    /// Where decoding, processing and encoding run (`Configuration.executor`); see `runOnExecutor(_:)`.
+    public let executor: any TaskExecutor
+    /// Background work under way (revalidations, placeholders), which `shutdown()` awaits.
+    let backgroundWork = BackgroundWork()
+    /// The prefetchers over this manager, which `shutdown()` stops.
+    let prefetchers = PrefetcherRegistry()
 
     /// Creates a manager with the configured memory partitions and disk cache.
     ///
@@ -48,6 +56,12 @@ public final class AssetsManager: Sendable {
         self.fetchLimiter = WorkLimiter(limit: configuration.stageLimits.fetches)
         self.decodeLimiter = WorkLimiter(limit: configuration.stageLimits.decodes)
         self.processLimiter = WorkLimiter(limit: configuration.stageLimits.processes)
+        self.variantLimiter = WorkLimiter(limit: configuration.stageLimits.variants)
+        switch configuration.executor {
+        case .threads(let count): self.executor = ThreadPoolExecutor(threadCount: count)
+        case .custom(let executor): self.executor = executor
+        }
+        self.pendingWrites = PendingWrites(byteLimit: configuration.stagedWriteLimit)
         for (type, limits) in configuration.memoryPartitions {
             registry.register(MemoryCache(limits: limits, now: configuration.now), for: .lru(type))
         }
@@ -137,19 +151,29 @@ public final class AssetsManager: Sendable {
         try await backend(for: storageType).store(entry, forKey: key)
     }
 
-    /// Stores `entry` under `key` behind the caller's back: returns at once, reads see the entry until the
-    /// backend has it, and a failure is counted in `fetchStatistics.storeFailures`. For what a util derives
-    /// beside a result (a placeholder, an index) that must not delay the result.
-    public func storeInBackground(_ entry: CacheEntry, forKey key: CacheKey, storageType: StorageType) throws {
-        stage(entry, forKey: key, route: try route(for: storageType), bytesOnly: false)
+    /// Stores `entry` under `key` behind the caller's back: returns once the entry is staged (at once, unless
+    /// staged writes are at `Configuration.stagedWriteLimit`: then after earlier writes made room), reads see
+    /// it until the backend has it, and a failure is counted in `fetchStatistics.storeFailures`. For what a
+    /// util derives beside a result (a placeholder, an index) that must not delay the result.
+    ///
+    /// - Throws: `AssetsError.backendNotRegistered`; `CancellationError` when the task is cancelled while it
+    ///   waits for room (nothing is stored).
+    public func storeInBackground(
+        _ entry: CacheEntry, forKey key: CacheKey, storageType: StorageType
+    ) async throws {
+        try await stage(entry, forKey: key, route: try route(for: storageType), bytesOnly: false)
     }
 
     /// Returns once every result handed back before its write has been written (or failed to be;
-    /// failures are counted in `fetchStatistics.storeFailures`). Call it before exiting a process
-    /// that must leave its downloads on disk.
+    /// failures are counted in `fetchStatistics.storeFailures`). Before a process exits, call
+    /// `shutdown()`, which also stops prefetches and waits for background work.
     public func waitForPendingWrites() async {
         await pendingWrites.waitUntilWritten()
     }
+
+    /// The bytes of results held in memory until their backend has them (staged writes, validated or
+    /// not); at most `Configuration.stagedWriteLimit`, or one entry larger than it.
+    public var stagedWriteBytes: Int { pendingWrites.stagedBytes }
 
     // MARK: Maintenance
 

@@ -94,4 +94,14 @@ public protocol AssetProcessing<Value>: Sendable {
 
     /// Processes `value`.
     func process(_ value: Value) throws -> Value
+
+    /// Encodes what `process(_:)` made, to store its variant as bytes, or returns `nil` (the default) to leave
+    /// it to the pipeline's decoder (`AssetDecoding.encodeVariant(_:)`). A processor that encodes names its
+    /// encoding (format, quality) in its `identifier`, which keys the stored bytes.
+    func encodeVariant(_ value: Value) throws -> EncodedVariant?
+}
+
+extension AssetProcessing {
+    /// The decoder's encoding.
+    public func encodeVariant(_ value: Value) throws -> EncodedVariant? { nil }
 }

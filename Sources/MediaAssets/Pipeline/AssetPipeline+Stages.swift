@@ -43,11 +43,32 @@ extension AssetPipeline {
         {
             return stored
         }
+        // One slot from the fetch to the write: what a variant holds between stages (the original's bytes, its
+        // decode) is held by at most `StageLimits.variants` variants, however many are asked for.
+        return try await manager.variantLimiter.run {
+            try await makeVariant(
+                request, processor: processor, options: options, variantKey: variantKey, route: route,
+                tracking: tracking)
+        }
+    }
+
+    /// Fetches and decodes the original, processes it, and keeps the variant (in memory, and staged for the byte
+    /// tiers).
+    private func makeVariant(
+        _ request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
+        variantKey: CacheKey, route: StorageRoute, tracking: FetchTracking
+    ) async throws -> AssetResult<Value> {
         let original = try await decoded(request, options: options, route: route, tracking: tracking)
-        let processed: Value
+        let made: (value: Value, encoded: EncodedVariant?)
         do {
-            processed = try await manager.processLimiter.run {
-                try processor.process(original.value)
+            made = try await manager.processLimiter.run {
+                try await manager.runOnExecutor {
+                    let processed = try processor.process(original.value)
+                    // Encoded only for the byte tiers: memory keeps the value alone, charged at its own cost. A
+                    // variant that cannot be encoded is kept in memory only.
+                    guard !route.isMemoryOnly else { return (processed, nil) }
+                    return (processed, try? encodedVariant(of: processed, by: processor))
+                }
             }
         } catch let error as CancellationError {
             throw error
@@ -59,17 +80,24 @@ extension AssetPipeline {
         var metadata = original.metadata
         metadata.created = manager.configuration.now()
         metadata.lastAccess = metadata.created
-        metadata.etag = nil
+        metadata.etag = made.encoded.map { EntityTag.strong(hashing: $0.data).description }
         metadata.lastModified = nil
-        // Encoded only for the byte tiers: memory keeps the value alone, charged at its own cost.
-        let encoded = route.isMemoryOnly ? nil : try? decoder.encodeVariant(processed)
-        metadata.contentType = encoded?.contentType
+        metadata.contentType = made.encoded?.contentType
         let entry = CacheEntry(
-            data: encoded?.data ?? Data(), metadata: metadata,
-            decoded: DecodedObject(processed, cost: decoder.cost(of: processed))
+            data: made.encoded?.data ?? Data(), metadata: metadata,
+            decoded: DecodedObject(made.value, cost: decoder.cost(of: made.value))
         )
-        remember(entry, forKey: variantKey, route: route, persisting: encoded != nil)
-        return AssetResult(value: processed, source: original.source, metadata: metadata, original: original.value)
+        try await remember(entry, forKey: variantKey, route: route, persisting: made.encoded != nil)
+        var result = AssetResult(
+            value: made.value, source: original.source, metadata: metadata, original: original.value)
+        result.encoded = made.encoded
+        return result
+    }
+
+    /// `value`'s bytes as `processor` encodes them, else as the decoder does (`nil` when neither encodes).
+    func encodedVariant(of value: Value, by processor: some AssetProcessing<Value>) throws -> EncodedVariant? {
+        if let encoded = try processor.encodeVariant(value) { return encoded }
+        return try decoder.encodeVariant(value)
     }
 
     /// A stored variant's bytes, decoded and kept in memory; a variant that no longer decodes is removed.
@@ -82,7 +110,7 @@ extension AssetPipeline {
         let value: Value
         do {
             value = try await manager.decodeLimiter.run {
-                try decoder.decode(entry.data, options: decoder.variantOptions)
+                try await manager.runOnExecutor { try decoder.decode(entry.data, options: decoder.variantOptions) }
             }
         } catch let error as CancellationError {
             throw error
@@ -98,12 +126,16 @@ extension AssetPipeline {
         remembered.data = Data()  // the bytes stay in the byte tiers; memory is charged the value only
         remembered.decoded = DecodedObject(value, cost: decoder.cost(of: value))
         route.memory?.insert(remembered, forKey: key)
-        return AssetResult(value: value, source: .storage, metadata: entry.metadata)
+        var result = AssetResult(value: value, source: .storage, metadata: entry.metadata)
+        result.encoded = EncodedVariant(data: entry.data, contentType: entry.metadata.contentType)
+        return result
     }
 
     /// Keeps a processed value in memory at once (without its encoded bytes, so it costs its value alone) and
-    /// writes its bytes to the byte tiers behind the caller's back.
-    private func remember(_ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, persisting: Bool) {
+    /// writes its bytes to the byte tiers behind the caller's back (once staged writes have room for them).
+    func remember(
+        _ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, persisting: Bool
+    ) async throws {
         if let memory = route.memory {
             var value = entry
             value.data = Data()
@@ -112,7 +144,7 @@ extension AssetPipeline {
         guard persisting, !route.isMemoryOnly else { return }
         var bytes = entry
         bytes.decoded = nil
-        manager.stage(bytes, forKey: key, route: route, bytesOnly: true)
+        try await manager.stage(bytes, forKey: key, route: route, bytesOnly: true)
     }
 
     // MARK: Decode stage
@@ -173,7 +205,7 @@ extension AssetPipeline {
         let value: Value
         do {
             value = try await manager.decodeLimiter.run {
-                try decoder.decode(fetched.entry.data, options: options)
+                try await manager.runOnExecutor { try decoder.decode(fetched.entry.data, options: options) }
             }
         } catch {
             if let staged = fetched.staged {

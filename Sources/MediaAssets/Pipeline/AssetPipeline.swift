@@ -217,6 +217,8 @@ public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
     public var undecodable = 0
     /// Processing steps run.
     public var processes = 0
+    /// Encoded variants served from the byte tiers as stored, without decoding (`encodedVariant(for:…)`).
+    public var encodedHits = 0
     /// Asks served stale.
     public var staleServed = 0
     /// Asks that joined a flight under way.
@@ -229,6 +231,7 @@ public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         "memory hits \(memoryHits), storage hits \(storageHits), network fetches \(networkFetches), "
-            + "decodes \(decodes), undecodable \(undecodable), processes \(processes), stale \(staleServed), joins \(joins), failures \(failures)"
+            + "decodes \(decodes), undecodable \(undecodable), processes \(processes), encoded hits \(encodedHits), "
+            + "stale \(staleServed), joins \(joins), failures \(failures)"
     }
 }

@@ -33,6 +33,8 @@ public struct AssetResult<Value: Sendable>: Sendable {
     /// The decoded original a processed value was made from, when this ask processed it (an app can
     /// keep both, as Navi's avatars do); `nil` for memory hits, stored variants and unprocessed values.
     public var original: Value?
+    /// The variant's bytes as stored, when this ask made or read them (for `encodedVariant(for:…)`).
+    var encoded: EncodedVariant?
 
     /// Creates a result.
     public init(value: Value, source: AssetSource, metadata: CacheMetadata, original: Value? = nil) {

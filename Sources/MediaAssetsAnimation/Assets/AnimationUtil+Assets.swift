@@ -156,7 +156,9 @@ extension AnimationUtil {
             guard let data = asset.embeddedData() else { return .failure(.invalidDataURL(assetID: asset.id)) }
             do {
                 let image = try await manager.decodeLimiter.run {
-                    try images.configuration.codecs.decode(data, options: images.configuration.decodingOptions)
+                    try await manager.runOnExecutor {
+                        try images.configuration.codecs.decode(data, options: images.configuration.decodingOptions)
+                    }
                 }
                 return .success(LoadedImageAsset(assetID: asset.id, origin: .embedded, image: image))
             } catch let error as ImageError {

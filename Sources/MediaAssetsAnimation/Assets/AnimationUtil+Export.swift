@@ -28,7 +28,8 @@ extension AnimationUtil {
             case .embedded:
                 continue
             case .placeholder:
-                inlined[asset.assetID] = ("image/png", try ImageEncoder.png(asset.image))
+                let image = asset.image
+                inlined[asset.assetID] = ("image/png", try await manager.runOnExecutor { try ImageEncoder.png(image) })
             case let .external(url):
                 let entry = try await manager.entry(for: AssetRequest(url: url), storageType: options.imageStorageType)
                 let mediaType =
@@ -36,8 +37,11 @@ extension AnimationUtil {
                 inlined[asset.assetID] = (mediaType, entry.data)
             }
         }
-        let animation = try loaded.animation.embeddingImages(options: configuration.parsingOptions) { location in
-            location.id.flatMap { inlined[$0] }
+        // Rewriting the JSON with base64 images and deflating the archive are CPU work of the archive's size.
+        let animation = try await manager.runOnExecutor {
+            try loaded.animation.embeddingImages(options: configuration.parsingOptions) { location in
+                location.id.flatMap { inlined[$0] }
+            }
         }
         let animationID = id ?? Self.animationID(for: request.url)
         let archive = DotLottie(
@@ -47,7 +51,7 @@ extension AnimationUtil {
             ),
             animations: [DotLottieAnimation(id: animationID, animation: animation)], images: [:]
         )
-        return try archive.archiveData(layout: layout)
+        return try await manager.runOnExecutor { try archive.archiveData(layout: layout) }
     }
 
     /// Writes the archive of `url`; see `exportDotLottie(for:id:options:storageType:layout:)`.

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Pieces are queued to one task of its own, which makes an incremental decoder from the first bytes
 /// (`ImageCodecRegistry.makeIncrementalDecoder(leadingBytes:options:)`), feeds it under the manager's decode
-/// limiter and styles each preview under the process limiter. A download joined after its first byte gives no
+/// limiter and styles each preview under the process limiter, both on the manager's executor. A download joined after its first byte gives no
 /// previews (the decoder needs the body from its start), and a preview is never stored.
 final class PreviewFeeder: Sendable {
     /// Bytes a format is recognised from before a decoder is chosen.
@@ -70,14 +70,16 @@ final class PreviewFeeder: Sendable {
             guard let active = decoder else { return }
             let preview: Image?
             do {
-                preview = try await util.manager.decodeLimiter.run(priority: priority) { try active.append(input) }
+                preview = try await util.manager.decodeLimiter.run(priority: priority) {
+                    try await util.manager.runOnExecutor { try active.append(input) }
+                }
             } catch {
                 return  // undecodable or cancelled: the final decode reports what is wrong
             }
             guard let preview else { continue }
             guard
                 let styled = try? await util.manager.processLimiter.run(
-                    priority: priority, { try style.process(preview) })
+                    priority: priority, { try await util.manager.runOnExecutor { try style.process(preview) } })
             else { return }
             sink.yield(styled)
         }

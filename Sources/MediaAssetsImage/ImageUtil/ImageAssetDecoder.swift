@@ -1,7 +1,7 @@
 import Foundation
 import MediaAssets
 
-/// `ImageUtil`'s decode stage: bitmaps decoded at display size, styled variants encoded as PNG or JPEG.
+/// `ImageUtil`'s decode stage: bitmaps decoded at display size, styled variants encoded as the renderer says.
 ///
 /// The options say what a decode must cover: the part of the image a style keeps (its region of interest)
 /// at the size it needs, or the whole image at full size. A decode toward 192 px answers a 96 px ask of the
@@ -68,10 +68,10 @@ public struct ImageAssetDecoder: AssetDecoding {
     /// Stored variants are decoded at full size: they are stored as they are shown.
     public var variantOptions: Options { .fullSize }
 
-    /// PNG when the variant has transparency, JPEG otherwise (per `ImageUtil.VariantFormat`).
+    /// The renderer's `variantFormat` (by default PNG when the variant has transparency, JPEG otherwise).
+    /// `ImageUtil` names the format in each variant's key and encodes through its styles instead.
     public func encodeVariant(_ image: Image) throws -> EncodedVariant? {
-        let encoded = try renderer.encode(image)
-        return EncodedVariant(data: encoded.data, contentType: encoded.format.mimeType)
+        try renderer.encode(image)
     }
 
     /// `ImageUtilError.undecodable` with the codec's reason.

@@ -70,7 +70,7 @@ extension ImageUtil {
         let metadata = Self.variantMetadata(from: original.metadata, now: manager.configuration.now())
         production.variant = AnimationFrameProduction.Variant(encoder: WebPEncoder(compression: .lossy(quality: 80))) {
             [manager] data in
-            try? manager.storeInBackground(
+            try? await manager.storeInBackground(
                 CacheEntry(data: data, metadata: metadata), forKey: variantKey, storageType: storageType
             )
         }
@@ -107,8 +107,9 @@ extension ImageUtil {
         return [originalKey, AssetPipeline(manager: manager, decoder: decoder).decodedKey(originalKey)]
     }
 
-    /// Decoding of `source`'s frames through the manager's decode limiter; a frame that fails to decode removes
-    /// the entries under `discarding` (so the next ask fetches anew) and ends the sequence with the util's error.
+    /// Decoding of `source`'s frames on the manager's executor, through its decode limiter; a frame that fails to
+    /// decode removes the entries under `discarding` (so the next ask fetches anew) and ends the sequence with the
+    /// util's error.
     private func frameProduction(
         of source: AnimationSource, options: ImageDecodingOptions, request: AssetRequest,
         style: (any ImageProcessing)?, discarding keys: [CacheKey], storageType: StorageType
@@ -116,7 +117,8 @@ extension ImageUtil {
         var production = AnimationFrameProduction(
             data: source.data, info: source.info, options: options, codecs: configuration.codecs
         )
-        production.work = AnimationFrameWork(limiter: manager.decodeLimiter, priority: LivePriority(request.priority))
+        production.work = AnimationFrameWork(
+            limiter: manager.decodeLimiter, executor: manager.executor, priority: LivePriority(request.priority))
         if let style { production.style = { try style.process($0) } }
         production.failure = { [manager] error in
             if error is CancellationError { return error }

@@ -17,7 +17,9 @@ extension ImageUtil {
         if let styled = avatar.localStyledImage { return styled }
         if let original = avatar.localOriginalImage {
             do {
-                let styled = try renderer.render(original, style: style)
+                let styled = try await manager.processLimiter.run {
+                    try await manager.runOnExecutor { try renderer.render(original, style: style) }
+                }
                 avatarRenders.withLock { $0 += 1 }
                 return styled
             } catch {

@@ -11,8 +11,12 @@ import Synchronization
 /// 3. a decoded original kept in memory (`Configuration.decodedOriginals`) that covers the style's region and
 ///    size: styled only;
 /// 4. the original's bytes in storage, or from the network: decoded at display size (only the part the
-///    style keeps, toward its size, in every format), styled, and the variant stored (PNG when it has
-///    transparency, JPEG otherwise).
+///    style keeps, toward its size, in every format), styled, and the variant stored in the configured
+///    `VariantFormat` (by default PNG when it has transparency, JPEG otherwise).
+///
+/// Decoding, styling and encoding run on the manager's executor (`AssetsManager.Configuration.executor`), never
+/// on Swift's cooperative pool. A service that sends bytes asks `encodedImage(for:style:format:)`: the stored
+/// variant's bytes, with their content type and a strong validator, without decoding them.
 ///
 /// Each stage is coalesced by its own key (`AssetPipeline`): one download per original, one decode per
 /// original and size — a smaller style joins a larger decode, never the reverse — and one render per
@@ -48,6 +52,7 @@ public final class ImageUtil: Sendable {
         self.animationPipeline = AssetPipeline(
             manager: manager, decoder: AnimatedImageDecoder(configuration: configuration)
         )
+        self.variantFormatIdentifier = configuration.variantFormat.identifier
     }
 
     /// Returns the image at `request` in `style`, from memory, storage or the network, in that order.
@@ -94,15 +99,16 @@ public final class ImageUtil: Sendable {
                 for: request, options: .fullSize, storageType: storageType, priority: priority, progress: progress,
                 receivesBodyPieces: receivesBodyPieces)
         } else {
-            if let hit = pipeline.cachedValue(for: request, processor: style, storageType: storageType) { return hit }
+            let variant = formatted(style)
+            if let hit = pipeline.cachedValue(for: request, processor: variant, storageType: storageType) { return hit }
             try (style as? AvatarStyle)?.validate()
             do {
                 result = try await pipeline.value(
-                    for: request, processor: style, options: .init(for: style), storageType: storageType,
+                    for: request, processor: variant, options: .init(for: style), storageType: storageType,
                     priority: priority, progress: progress, receivesBodyPieces: receivesBodyPieces
                 )
-            } catch AssetsError.processingFailed(_, let processor, let reason) {
-                throw ImageUtilError.renderingFailed(url: request.url, style: processor, reason: reason)
+            } catch AssetsError.processingFailed(_, _, let reason) {
+                throw ImageUtilError.renderingFailed(url: request.url, style: style.identifier, reason: reason)
             }
         }
         if result.source == .network, let original = Self.isOriginal(style) ? result.value : result.original {
@@ -118,12 +124,12 @@ public final class ImageUtil: Sendable {
         style.identifier == "original"
     }
 
-    /// The key `request`'s image in `style` is stored under: `<key>@<style.identifier>`, or the
-    /// original's key for `.original`.
+    /// The key `request`'s image in `style` is stored under: `<key>@<style.identifier>@<format>` in the
+    /// configured `VariantFormat`, or the original's key for `.original`.
     public func cacheKey(for request: AssetRequest, style: some ImageProcessing) -> CacheKey {
         let originalKey = manager.cacheKey(for: request)
         if Self.isOriginal(style) { return originalKey }
-        return originalKey.variant(style.identifier)
+        return originalKey.variant(formatted(style).identifier)
     }
 
     /// The image of `request` in `style` if memory holds it, without waiting or decoding.
@@ -136,7 +142,7 @@ public final class ImageUtil: Sendable {
         if Self.isOriginal(style) {
             return pipeline.cachedValue(for: request, options: .fullSize, storageType: storageType)?.value
         }
-        return pipeline.cachedValue(for: request, processor: style, storageType: storageType)?.value
+        return pipeline.cachedValue(for: request, processor: formatted(style), storageType: storageType)?.value
     }
 
     /// A snapshot of the counters.
@@ -153,6 +159,9 @@ public final class ImageUtil: Sendable {
         statistics.storeFailures = manager.fetchStatistics.storeFailures
         return statistics
     }
+
+    /// The configured variant format's identifier, made once: every styled ask's key names it.
+    let variantFormatIdentifier: String
 
     /// Placeholders being computed, so joiners of one download make one.
     let placeholdersUnderWay = Mutex(Set<CacheKey>())

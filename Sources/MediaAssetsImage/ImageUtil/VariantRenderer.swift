@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssets
 
 /// The CPU half of `ImageUtil`: decodes bytes toward a style's size, renders the style, encodes the variant.
 ///
@@ -12,17 +13,9 @@ import Foundation
 /// let stored = try renderer.encode(styled)   // PNG, since the corners are transparent
 /// ```
 public struct VariantRenderer: Sendable {
-    /// An encoded variant and the format chosen for it.
-    public struct EncodedVariant: Sendable, Hashable {
-        /// The encoded bytes.
-        public var data: Data
-        /// Their format.
-        public var format: ImageFormat
-    }
-
     /// Decoder limits and orientation handling; `targetSize` is replaced per call.
     public var decodingOptions: ImageDecodingOptions
-    /// PNG for transparent variants and JPEG otherwise, or always PNG.
+    /// The format variants are encoded in (`ImageUtil.VariantFormat`).
     public var variantFormat: ImageUtil.VariantFormat
     /// The zlib level (0...9) of PNG variants.
     public var pngCompressionLevel: Int
@@ -68,23 +61,14 @@ public struct VariantRenderer: Sendable {
         try style.process(image)
     }
 
-    /// Encodes a variant as `variantFormat` says: PNG with alpha when any pixel is transparent, else JPEG;
-    /// or always PNG; or always WebP.
+    /// Encodes a variant in `format` (by default `variantFormat`): PNG with alpha when any pixel is transparent,
+    /// else JPEG; or always PNG, JPEG, WebP or AVIF. The bytes come with their MIME type, as a pipeline stores
+    /// them.
     ///
-    /// - Throws: `ImageError.encodingFailed`
-    public func encode(_ image: Image) throws -> EncodedVariant {
-        switch variantFormat {
-        case .automatic(let quality) where !image.hasTransparency:
-            return EncodedVariant(data: try ImageEncoder.jpeg(image, quality: quality), format: .jpeg)
-        case .automatic, .png:
-            return EncodedVariant(data: try png(image), format: .png)
-        case .webp(let quality):
-            let encoder = WebPEncoder(compression: quality.map { .lossy(quality: $0) } ?? .lossless)
-            return EncodedVariant(data: try encoder.encode(image), format: .webp)
-        }
-    }
-
-    private func png(_ image: Image) throws -> Data {
-        try ImageEncoder.png(image, compressionLevel: pngCompressionLevel)
+    /// - Throws: `ImageError.encodingFailed`, or `.libraryMissing` / `.unsupported` for WebP and AVIF where the
+    ///   system cannot encode them.
+    public func encode(_ image: Image, as format: ImageUtil.VariantFormat? = nil) throws -> EncodedVariant {
+        let encoder = (format ?? variantFormat).encoder(for: image, pngCompressionLevel: pngCompressionLevel)
+        return EncodedVariant(data: try encoder.encode(image), contentType: encoder.format.mimeType)
     }
 }

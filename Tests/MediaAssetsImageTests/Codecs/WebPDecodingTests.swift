@@ -130,7 +130,7 @@ struct WebPDecodingTests {
         let variant = try renderer.encode(styled)
 
         // Then it is a WebP that decodes to the same pixels
-        #expect(variant.format == .webp)
+        #expect(variant.contentType == "image/webp")
         #expect(ImageFormat.sniff(variant.data) == .webp)
         #expect(try ImageDecoder.decode(variant.data) == styled)
     }

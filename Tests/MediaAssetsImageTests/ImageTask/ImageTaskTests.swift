@@ -133,23 +133,24 @@ struct ImageTaskTests {
         prefetcher.startPrefetching(with: [url])
         try await harness.origin.waitForInFlight(path: "/raise.jpg", count: 1)
         let pipeline = harness.util.pipeline
-        #expect(pipeline.flightPriority(for: request, processor: style, storageType: .hybrid(.image)) == .low)
+        let variant = harness.util.formatted(style)  // the style in the util's variant format, as the flight is keyed
+        #expect(pipeline.flightPriority(for: request, processor: variant, storageType: .hybrid(.image)) == .low)
 
         // When a row's task joins and its priority changes
         let task = harness.util.task(for: request, style: style)
         try await waitUntil("the row joined") { pipeline.statistics.joins == 1 }
-        #expect(pipeline.flightPriority(for: request, processor: style, storageType: .hybrid(.image)) == .normal)
+        #expect(pipeline.flightPriority(for: request, processor: variant, storageType: .hybrid(.image)) == .normal)
         task.priority = .veryHigh
         #expect(task.priority == .veryHigh)
-        #expect(pipeline.flightPriority(for: request, processor: style, storageType: .hybrid(.image)) == .veryHigh)
+        #expect(pipeline.flightPriority(for: request, processor: variant, storageType: .hybrid(.image)) == .veryHigh)
         task.priority = .veryLow
 
         // Then the flight follows it, down to the prefetch's own priority, and drops when the row leaves
-        #expect(pipeline.flightPriority(for: request, processor: style, storageType: .hybrid(.image)) == .low)
+        #expect(pipeline.flightPriority(for: request, processor: variant, storageType: .hybrid(.image)) == .low)
         task.priority = .high
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.image }
-        #expect(pipeline.flightPriority(for: request, processor: style, storageType: .hybrid(.image)) == .low)
+        #expect(pipeline.flightPriority(for: request, processor: variant, storageType: .hybrid(.image)) == .low)
         harness.origin.release("/raise.jpg")
         try await waitUntil("prefetched") { prefetcher.counts.completed == 1 }
         #expect(harness.origin.requestCount(for: "/raise.jpg") == 1)

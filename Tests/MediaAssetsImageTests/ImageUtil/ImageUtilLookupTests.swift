@@ -126,7 +126,7 @@ struct ImageUtilLookupTests {
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
     }
 
-    @Test("variants are stored encoded under <key>@<identifier>: PNG with alpha for a circle, JPEG for a rectangle")
+    @Test("variants are stored encoded under <key>@<style>@<format>: PNG with alpha for a circle, JPEG for a rectangle")
     func variantsAreStoredEncoded() async throws {
         // Given
         let harness = try ImageUtilHarness()
@@ -138,10 +138,10 @@ struct ImageUtilLookupTests {
         let circle = try await harness.util.image(for: request, style: ImageUtilFixtures.circle)
         let rectangle = try await harness.util.image(for: request, style: ImageUtilFixtures.rectangle)
 
-        // Then the keys are the original's key plus the style's identifier
+        // Then the keys are the original's key plus the style's identifier and the variant format's
         let originalKey = harness.manager.cacheKey(for: request)
         let circleKey = harness.util.cacheKey(for: request, style: ImageUtilFixtures.circle)
-        #expect(circleKey == originalKey.variant("circle(96)"))
+        #expect(circleKey == originalKey.variant("circle(96)@auto-q85"))
         let rectangleKey = harness.util.cacheKey(for: request, style: ImageUtilFixtures.rectangle)
 
         // And the disk holds the encoded variants (written behind the asks), which decode to the same size

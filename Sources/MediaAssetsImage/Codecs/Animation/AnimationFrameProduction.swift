@@ -12,7 +12,7 @@ struct AnimationFrameProduction: Sendable {
         /// The encoder of each styled frame.
         var encoder: WebPEncoder
         /// Called once with the whole variant, after a complete first pass.
-        var store: @Sendable (Data) -> Void
+        var store: @Sendable (Data) async -> Void
     }
 
     var data: Data
@@ -66,7 +66,7 @@ struct AnimationFrameProduction: Sendable {
             pass += 1
             let recorded = pass == 1 ? writer?.finish(loopCount: info.loopCount) : nil
             writer = nil
-            if let recorded { variant?.store(recorded) }
+            if let recorded { await variant?.store(recorded) }
             if info.frameCount <= 1 || (info.loopCount != 0 && pass >= info.loopCount) { return }
             if let recorded {
                 // Later loops decode the small styled variant instead of the original.

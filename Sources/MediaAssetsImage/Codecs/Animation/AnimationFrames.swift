@@ -7,8 +7,9 @@ import Foundation
 /// display size as it is made, and keeps at most `window` of them waiting; it waits while the window is full
 /// and stops for good when the iterating task is cancelled or the iterator is dropped. Frames come with the
 /// time each is shown; the sequence replays the animation `info.loopCount` times (forever for 0) and ends, a
-/// still image being one frame. Each frame's CPU work is one hop (see `ImageUtil.animationFrames(for:)`, which
-/// also takes a slot of the manager's decode limiter per frame).
+/// still image being one frame. Each frame's CPU work is one hop, on `executor` when one is given (see
+/// `ImageUtil.animationFrames(for:)`, which runs each frame on the manager's executor in a slot of its decode
+/// limiter).
 ///
 /// ```swift
 /// let frames = try AnimationFrames(data: gif, options: ImageDecodingOptions(targetSize: .square(200)))
@@ -39,19 +40,19 @@ public struct AnimationFrames: AsyncSequence, Sendable {
     /// covering `options.targetSize` (full size without one), at most `window` of them decoded ahead.
     ///
     /// Reads only the headers (a GIF's blocks are walked to the trailer, no pixel decompressed): unknown, cut
-    /// or oversized input is refused here, before any frame is decoded.
+    /// or oversized input is refused here, before any frame is decoded. Each frame is decoded on `executor`
+    /// (a `ThreadPoolExecutor`, a manager's `executor`) when one is given, else on the iterating task's own.
     ///
     /// - Throws: `ImageError`
     public init(
         data: Data, options: ImageDecodingOptions = .init(), window: AnimationFrameWindow = .init(),
-        codecs: ImageCodecRegistry = .standard
+        codecs: ImageCodecRegistry = .standard, executor: (any TaskExecutor)? = nil
     ) throws {
         let info = try codecs.animationInfo(of: data)
         try info.checkCanvas(within: options)
-        self.init(
-            info: info, window: window,
-            production: AnimationFrameProduction(data: data, info: info, options: options, codecs: codecs)
-        )
+        var production = AnimationFrameProduction(data: data, info: info, options: options, codecs: codecs)
+        production.work.executor = executor
+        self.init(info: info, window: window, production: production)
     }
 
     init(info: AnimationInfo, window: AnimationFrameWindow, production: AnimationFrameProduction) {

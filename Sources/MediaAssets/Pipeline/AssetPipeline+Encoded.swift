@@ -1,0 +1,58 @@
+import Foundation
+
+extension AssetPipeline {
+    /// Returns the bytes of `request`'s variant by `processor` as stored — what a service sends — with their
+    /// content type and a strong validator (`metadata.etag`, an ``EntityTag``).
+    ///
+    /// A stored variant that the request's cache policy accepts is read from the byte tiers (or the staged
+    /// writes) and returned as it is: nothing is decoded. Otherwise the variant is made as
+    /// `value(for:processor:options:storageType:priority:progress:receivesBodyPieces:)` makes it (one flight
+    /// with the asks for its value) and its bytes returned; a value found in memory alone (a memory-only
+    /// storage type, or bytes evicted from the byte tiers) is encoded again on the manager's executor, and
+    /// staged for the byte tiers when the storage has them.
+    ///
+    /// - Throws: what `value(for:processor:…)` throws; the processor's or decoder's encoding error when the
+    ///   value cannot be encoded; `AssetsError.unsupported` when neither encodes variants.
+    public func encodedVariant(
+        for request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
+        storageType: StorageType, priority: LivePriority? = nil
+    ) async throws -> AssetResult<EncodedVariant> {
+        let route = try manager.route(for: storageType)
+        let variantKey = manager.cacheKey(for: request).variant(processor.identifier)
+        let policy = request.cachePolicy
+        if policy == .useCache || policy == .cacheOnly, !route.isMemoryOnly,
+            let entry = try await manager.storedEntry(forKey: variantKey, route: route, bytesOnly: true),
+            !entry.data.isEmpty, policy.accepts(entry, at: manager.configuration.now())
+        {
+            counters.withLock { $0.encodedHits += 1 }
+            var metadata = entry.metadata
+            // Variants stored before validators were kept get theirs now.
+            if metadata.etag == nil { metadata.etag = EntityTag.strong(hashing: entry.data).description }
+            let bytes = EncodedVariant(data: entry.data, contentType: metadata.contentType)
+            return AssetResult(value: bytes, source: .storage, metadata: metadata)
+        }
+        let made = try await value(
+            for: request, processor: processor, options: options, storageType: storageType, priority: priority)
+        if let encoded = made.encoded, !encoded.data.isEmpty {
+            var metadata = made.metadata
+            if metadata.etag == nil { metadata.etag = EntityTag.strong(hashing: encoded.data).description }
+            metadata.contentType = encoded.contentType
+            return AssetResult(value: encoded, source: made.source, metadata: metadata)
+        }
+        let encoded = try await manager.processLimiter.run(priority: priority) {
+            try await manager.runOnExecutor { try encodedVariant(of: made.value, by: processor) }
+        }
+        guard let encoded else {
+            throw AssetsError.unsupported(
+                operation: "encoding variants", backend: "\(decoder.identifier) and \(processor.identifier)")
+        }
+        var metadata = made.metadata
+        metadata.etag = EntityTag.strong(hashing: encoded.data).description
+        metadata.contentType = encoded.contentType
+        if !route.isMemoryOnly {
+            let entry = CacheEntry(data: encoded.data, metadata: metadata)
+            try await manager.stage(entry, forKey: variantKey, route: route, bytesOnly: true)
+        }
+        return AssetResult(value: encoded, source: made.source, metadata: metadata)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import MediaAssets
+
+/// A style and the format its variant is encoded in: the process stage `ImageUtil` hands its pipeline.
+///
+/// Keyed `<style>@<format>` (`ImageUtil.VariantFormat.identifier`), so utils storing different formats on one
+/// manager never overwrite each other's variants, and encoded through `format` when the variant is stored.
+struct FormattedStyle<Style: ImageProcessing>: ImageProcessing {
+    let style: Style
+    let format: ImageUtil.VariantFormat
+    let pngCompressionLevel: Int
+    let identifier: String
+
+    init(_ style: Style, format: ImageUtil.VariantFormat, formatIdentifier: String, pngCompressionLevel: Int) {
+        self.style = style
+        self.format = format
+        self.pngCompressionLevel = pngCompressionLevel
+        self.identifier = style.identifier + "@" + formatIdentifier
+    }
+
+    var targetSize: PixelSize? { style.targetSize }
+    var regionOfInterest: ImageRegion? { style.regionOfInterest }
+
+    func process(_ image: Image) throws -> Image {
+        try style.process(image)
+    }
+
+    func encodeVariant(_ image: Image) throws -> EncodedVariant? {
+        let encoder = format.encoder(for: image, pngCompressionLevel: pngCompressionLevel)
+        return EncodedVariant(data: try encoder.encode(image), contentType: encoder.format.mimeType)
+    }
+}
+
+extension ImageUtil {
+    /// `style` in `format`, by default the configured one (whose identifier the util made once).
+    func formatted<Style: ImageProcessing>(_ style: Style, as format: VariantFormat? = nil) -> FormattedStyle<Style> {
+        let format = format ?? configuration.variantFormat
+        let identifier = format == configuration.variantFormat ? variantFormatIdentifier : format.identifier
+        return FormattedStyle(
+            style, format: format, formatIdentifier: identifier, pngCompressionLevel: configuration.pngCompressionLevel)
+    }
+}
