@@ -11,7 +11,12 @@ public struct AssetRequest: Sendable, Hashable {
     public var priority: Priority
     /// How to use the cache for this request.
     public var cachePolicy: CachePolicy
-    /// Extra request headers (authorization, …); they are not part of the cache key.
+    /// Extra request headers.
+    ///
+    /// Credentials (`Authorization`, `Proxy-Authorization`, `Cookie`) and headers that only condition or
+    /// slice a request (`Range`, `If-…`, `Cache-Control`, `Pragma`) are not part of the cache key; any other
+    /// header is, because it may choose what the server sends (`Accept: image/avif` against a server that
+    /// answers `Vary: Accept`). A response that varies on a header the key leaves out is not stored.
     public var headers: [String: String]
     /// The key when set explicitly; otherwise the manager's key factory derives it from the URL.
     public var explicitKey: CacheKey?
@@ -78,6 +83,42 @@ public struct AssetRequest: Sendable, Hashable {
             case .reload, .revalidate: return false
             }
         }
+    }
+}
+
+extension AssetRequest {
+    /// Request headers that never choose a representation: credentials, conditions and ranges.
+    static let unkeyedHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "range", "if-match", "if-none-match", "if-modified-since",
+        "if-unmodified-since", "if-range", "cache-control", "pragma",
+    ]
+
+    /// The explicit headers that are part of the cache key (all but ``unkeyedHeaders``): names lowercased,
+    /// values trimmed, sorted by name.
+    var keyedHeaders: [(name: String, value: String)] {
+        guard !headers.isEmpty else { return [] }
+        return headers.compactMap { name, value -> (name: String, value: String)? in
+            let name = name.lowercased()
+            guard !Self.unkeyedHeaders.contains(name) else { return nil }
+            return (name, value.trimmingCharacters(in: .whitespaces))
+        }
+        .sorted { $0.name < $1.name }
+    }
+
+    /// The identifier of the keyed headers in a cache key, `headers(accept=image%2Fwebp;…)`, or `nil` when
+    /// there are none. Anything but letters, digits and `-._~*+,:/ ` is percent-encoded, so the text never
+    /// holds the `@` and `#` that derived keys append with.
+    var keyedHeadersIdentifier: String? {
+        let headers = keyedHeaders
+        guard !headers.isEmpty else { return nil }
+        let fields = headers.map { Self.keyText($0.name) + "=" + Self.keyText($0.value) }
+        return "headers(" + fields.joined(separator: ";") + ")"
+    }
+
+    private static let keyTextAllowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~*+,:/ "))
+
+    private static func keyText(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: keyTextAllowed) ?? ""
     }
 }
 

@@ -6,10 +6,11 @@ import FoundationNetworking
 
 /// When and how long to wait before trying a failed fetch again.
 ///
-/// Only transient failures are retried: timeouts, lost or refused connections, 5xx, and 429
-/// (waiting as long as its `Retry-After` asks, up to `maxDelay`). Other 4xx never are.
-/// Delays grow exponentially with full jitter: a random wait between 0 and
+/// Only transient failures are retried: timeouts, lost or refused connections, 5xx, 408 and 429
+/// (waiting as long as a `Retry-After` asks, in seconds or as an HTTP date, up to `maxDelay`). Other 4xx
+/// never are. Delays grow exponentially with full jitter: a random wait between 0 and
 /// `min(maxDelay, baseDelay * 2^attempt)`.
+
 public struct RetryPolicy: Sendable, Hashable {
     /// The most attempts in all (1 means no retry).
     public var maxAttempts: Int
@@ -52,7 +53,17 @@ public struct RetryPolicy: Sendable, Hashable {
         return false
     }
 
-    /// The wait before attempt `attempt + 1` (attempt counts from 1), honouring `Retry-After` seconds.
+    /// The wait a response's `Retry-After` asks for (RFC 9110 §10.2.3): delay-seconds, or an HTTP date less
+    /// the response's `Date` (less `now` without one); `nil` when absent or invalid.
+    static func retryAfter(_ value: String?, date: String?, now: Date) -> TimeInterval? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = HTTPFreshness.deltaSeconds(value) { return seconds }
+        guard let retryDate = HTTPDate.parse(value, now: now) else { return nil }
+        let sent = date.flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces), now: now) } ?? now
+        return max(0, retryDate.timeIntervalSince(sent))
+    }
+
+    /// The wait before attempt `attempt + 1` (attempt counts from 1), honouring `Retry-After`.
     func delay(afterAttempt attempt: Int, retryAfter: TimeInterval?) -> TimeInterval {
         if let retryAfter { return min(maxDelay, max(0, retryAfter)) }
         let ceiling = min(maxDelay, baseDelay * pow(2, Double(attempt - 1)))

@@ -6,10 +6,12 @@ import FoundationNetworking
 #endif
 
 extension AssetsManager {
-    /// The cache key of `request`: the key factory's text for its URL, with its version.
+    /// The cache key of `request`: its explicit key, else the key factory's text for its URL with its version,
+    /// and the headers that may choose a representation (see `AssetRequest.headers`) as `@headers(…)`.
     public func cacheKey(for request: AssetRequest) -> CacheKey {
         if let explicitKey = request.explicitKey { return explicitKey }
-        return CacheKey(configuration.keyFactory.key(for: request.url), version: request.version)
+        let key = CacheKey(configuration.keyFactory.key(for: request.url), version: request.version)
+        return request.keyedHeadersIdentifier.map(key.variant) ?? key
     }
 
     /// Returns the asset's entry from the backend for `storageType`, fetching it on a miss.
@@ -172,9 +174,9 @@ extension AssetsManager {
                 continue
             }
             if RetryPolicy.isTransient(status: response[keyPath: head].statusCode), attempts < policy.maxAttempts {
-                let delay = response[keyPath: head].header("retry-after").flatMap {
-                    TimeInterval($0.trimmingCharacters(in: .whitespaces))
-                }
+                let delay = RetryPolicy.retryAfter(
+                    response[keyPath: head].header("retry-after"), date: response[keyPath: head].header("date"),
+                    now: configuration.now())
                 try await pause(policy.delay(afterAttempt: attempts, retryAfter: delay))
                 continue
             }
@@ -267,7 +269,9 @@ extension AssetsManager {
             }
         }
         let now = configuration.now()
-        let freshness = HTTPFreshness(headers: response.headers)
+        var freshness = HTTPFreshness(headers: response.headers, now: now)
+        // RFC 9111 §4.1: a response that varies on a header the key leaves out is not stored (nor `Vary: *`).
+        if !HTTPVary(header: response.header("vary")).allowsStoring(for: request) { freshness.noStore = true }
 
         if response.statusCode == 304, var entry = cached {
             fetchCounters.withLock {
