@@ -15,18 +15,19 @@ public struct OriginEnvironment: Sendable {
     /// Starts an origin and makes a manager; the parameters are `AssetsManager.forTesting`'s.
     public init(
         clock: TestClock? = nil,
+        retryPolicy: RetryPolicy = RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.05),
         maxResponseSize: Int = 256 << 20,
         keyFactory: CacheKeyFactory = .absoluteURL,
         loader: (any DataLoading)? = nil,
+        stageLimits: AssetsManager.Configuration.StageLimits = .init(),
         staleIfError: TimeInterval = 0
     ) throws {
         origin = SampleOrigin()
         try origin.start()
         directory = try TemporaryDirectory()
         manager = try AssetsManager.forTesting(
-            directory: directory, clock: clock, maxResponseSize: maxResponseSize, keyFactory: keyFactory,
-            loader: loader,
-            staleIfError: staleIfError
+            directory: directory, clock: clock, retryPolicy: retryPolicy, maxResponseSize: maxResponseSize,
+            keyFactory: keyFactory, loader: loader, staleIfError: staleIfError, stageLimits: stageLimits
         )
     }
 

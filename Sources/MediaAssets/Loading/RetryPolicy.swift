@@ -10,7 +10,9 @@ import FoundationNetworking
 /// (waiting as long as a `Retry-After` asks, in seconds or as an HTTP date, up to `maxDelay`). Other 4xx
 /// never are. Delays grow exponentially with full jitter: a random wait between 0 and
 /// `min(maxDelay, baseDelay * 2^attempt)`.
-
+///
+/// A download waiting to retry holds none of the manager's download slots: it leaves its slot for the wait
+/// and queues again at its ask's priority (which may have changed meanwhile).
 public struct RetryPolicy: Sendable, Hashable {
     /// The most attempts in all (1 means no retry).
     public var maxAttempts: Int

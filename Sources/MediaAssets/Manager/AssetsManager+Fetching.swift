@@ -112,12 +112,9 @@ extension AssetsManager {
     public func load(
         _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)? = nil
     ) async throws -> DataResponse {
-        try await retrying(request, head: \.head) {
-            let response = try await loader.load(request, progress: progress)
-            fetchCounters.withLock { $0.bytesDownloaded += response.data.count }
-            try checkLength(received: response.data.count, of: response.head)
-            return response
-        }
+        try await retrying(request, inDownloadSlots: false) {
+            try await loadAttempt(request, progress: progress)
+        } finish: { $0 }
     }
 
     /// Sends `request` through the loader and returns as soon as the response head arrived, the body
@@ -131,11 +128,30 @@ extension AssetsManager {
     ///
     /// - Throws: `AssetsError` and `CancellationError` before the head, as `load(_:progress:)`.
     public func stream(_ request: URLRequest) async throws -> StreamedResponse {
-        let url = request.url ?? URL(fileURLWithPath: "/")
-        var response = try await retrying(request, head: \.head) { try await loader.stream(request) }
+        try await retrying(request, inDownloadSlots: false) {
+            try await loader.stream(request)
+        } finish: { response in
+            checkingBody(of: response, requested: request.url)
+        }
+    }
+
+    private func loadAttempt(
+        _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?
+    ) async throws -> DataResponse {
+        let response = try await loader.load(request, progress: progress)
+        fetchCounters.withLock { $0.bytesDownloaded += response.data.count }
+        try checkLength(received: response.data.count, of: response.head)
+        return response
+    }
+
+    /// `response` with its body counted and checked as it arrives: the size limit on every piece, the
+    /// `Content-Length` at the end, transport errors wrapped.
+    private func checkingBody(of response: StreamedResponse, requested: URL?) -> StreamedResponse {
+        let url = requested ?? response.head.url
         let head = response.head
         let received = Mutex(0)
         let limit = configuration.maxResponseSize
+        var response = response
         response.body = response.body.checking(
             piece: { [self] piece in
                 let total = received.withLock { received -> Int in
@@ -154,34 +170,50 @@ extension AssetsManager {
         return response
     }
 
-    /// Runs `attempt` until it returns a response whose status is not transient, or the retry policy gives up.
-    private func retrying<Response>(
-        _ request: URLRequest, head: KeyPath<Response, ResponseHead>, _ attempt: () async throws -> Response
-    ) async throws -> Response {
+    /// Runs attempts of `request` until one answers with a status that is not transient, or the retry policy
+    /// gives up, and returns what `finish` makes of that answer.
+    ///
+    /// With `inDownloadSlots`, each attempt and its `finish` hold one of the manager's download slots; the wait between attempts (the backoff, or the `Retry-After` a 429 or 503 asks for) holds
+    /// none, and the next attempt queues again at the ask's priority as it is then.
+    private func retrying<Response: Sendable, Result: Sendable>(
+        _ request: URLRequest, inDownloadSlots: Bool, _ attempt: () async throws -> Response,
+        finish: (Response) async throws -> Result
+    ) async throws -> Result where Response: RespondingWithHead {
         let policy = configuration.retryPolicy
         let url = request.url ?? URL(fileURLWithPath: "/")
         var attempts = 0
         while true {
             attempts += 1
-            fetchCounters.withLock { $0.originRequests += 1 }
-            let response: Response
-            do {
-                response = try await attempt()
-            } catch {
-                if Self.isCancellation(error) || Task.isCancelled { throw CancellationError() }
-                guard RetryPolicy.isTransient(error), attempts < policy.maxAttempts else { throw wrap(error, url: url) }
-                try await pause(policy.delay(afterAttempt: attempts, retryAfter: nil))
-                continue
+            let mayRetry = attempts < policy.maxAttempts
+            func run() async throws -> RetryOutcome<Result> {
+                fetchCounters.withLock { $0.originRequests += 1 }
+                let response: Response
+                do {
+                    response = try await attempt()
+                } catch {
+                    if Self.isCancellation(error) || Task.isCancelled { throw CancellationError() }
+                    guard mayRetry, RetryPolicy.isTransient(error) else { throw wrap(error, url: url) }
+                    return .retry(after: policy.delay(afterAttempt: attempts, retryAfter: nil))
+                }
+                let head = response.head
+                if mayRetry, RetryPolicy.isTransient(status: head.statusCode) {
+                    let retryAfter = RetryPolicy.retryAfter(
+                        head.header("retry-after"), date: head.header("date"), now: configuration.now())
+                    return .retry(after: policy.delay(afterAttempt: attempts, retryAfter: retryAfter))
+                }
+                return .finished(try await finish(response))
             }
-            if RetryPolicy.isTransient(status: response[keyPath: head].statusCode), attempts < policy.maxAttempts {
-                let delay = RetryPolicy.retryAfter(
-                    response[keyPath: head].header("retry-after"), date: response[keyPath: head].header("date"),
-                    now: configuration.now())
-                try await pause(policy.delay(afterAttempt: attempts, retryAfter: delay))
-                continue
+            let outcome = inDownloadSlots ? try await inDownloadSlot(for: url, run) : try await run()
+            switch outcome {
+            case .finished(let result): return result
+            case .retry(let delay): try await pause(delay)
             }
-            return response
         }
+    }
+
+    /// Runs `operation` holding one of the manager's download slots.
+    private func inDownloadSlot<T: Sendable>(for url: URL, _ operation: () async throws -> T) async throws -> T {
+        try await fetchLimiter.run(operation)
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {
@@ -264,9 +296,7 @@ extension AssetsManager {
             key: key, etag: cached?.metadata.etag, lastModified: cached?.metadata.lastModified)
         let response = try await downloads.value(for: downloadKey, progress: tracking.progress) {
             [self, urlRequest] report in
-            try await fetchLimiter.run {
-                try await transfer(urlRequest, streamingPieces: tracking.receivesBodyPieces, report: report)
-            }
+            try await transfer(urlRequest, streamingPieces: tracking.receivesBodyPieces, report: report)
         }
         let now = configuration.now()
         var freshness = HTTPFreshness(headers: response.headers, now: now)
@@ -307,25 +337,33 @@ extension AssetsManager {
         return FetchedOriginal(key: key, entry: entry, source: .network, staged: staged)
     }
 
-    /// Loads `urlRequest`; with `streamingPieces`, streams the body and passes each piece of a complete
-    /// representation (200, 203) on with its progress report.
+    /// Loads `urlRequest` in a download slot, retrying outside it; with `streamingPieces`, streams the body and
+    /// passes each piece of a complete representation (200, 203) on with its progress report.
     private func transfer(
         _ urlRequest: URLRequest, streamingPieces: Bool, report: @escaping @Sendable (FetchProgress) -> Void
     ) async throws -> DataResponse {
-        guard streamingPieces else { return try await load(urlRequest, progress: report) }
-        let response = try await stream(urlRequest)
-        let head = response.head
-        let passesPieces = head.statusCode == 200 || head.statusCode == 203
-        let expected = head.contentLength.map(Int64.init)
-        // Grown as bytes arrive: a declared length is not trusted with an allocation.
-        var data = Data()
-        for try await piece in response.body {
-            data.append(piece)
-            report(
-                FetchProgress(
-                    receivedBytes: Int64(data.count), expectedBytes: expected, piece: passesPieces ? piece : nil))
+        guard streamingPieces else {
+            return try await retrying(urlRequest, inDownloadSlots: true) {
+                try await loadAttempt(urlRequest, progress: report)
+            } finish: { $0 }
         }
-        return DataResponse(url: head.url, statusCode: head.statusCode, headers: head.headers, data: data)
+        return try await retrying(urlRequest, inDownloadSlots: true) {
+            try await loader.stream(urlRequest)
+        } finish: { response in
+            let response = checkingBody(of: response, requested: urlRequest.url)
+            let head = response.head
+            let passesPieces = head.statusCode == 200 || head.statusCode == 203
+            let expected = head.contentLength.map(Int64.init)
+            // Grown as bytes arrive: a declared length is not trusted with an allocation.
+            var data = Data()
+            for try await piece in response.body {
+                data.append(piece)
+                report(
+                    FetchProgress(
+                        receivedBytes: Int64(data.count), expectedBytes: expected, piece: passesPieces ? piece : nil))
+            }
+            return DataResponse(url: head.url, statusCode: head.statusCode, headers: head.headers, data: data)
+        }
     }
 
     /// Stages a valid entry and starts writing it; reads see it until the write is done. Waits for room while
@@ -414,3 +452,17 @@ extension AssetsManager {
         return AssetsError.networkFailure(url: url, code: 0, reason: String(describing: error))
     }
 }
+
+/// What one attempt of a fetch came to: an answer to return, or a wait before the next attempt.
+private enum RetryOutcome<Result: Sendable>: Sendable {
+    case finished(Result)
+    case retry(after: TimeInterval)
+}
+
+/// A response whose status decides whether to retry it.
+protocol RespondingWithHead {
+    var head: ResponseHead { get }
+}
+
+extension DataResponse: RespondingWithHead {}
+extension StreamedResponse: RespondingWithHead {}

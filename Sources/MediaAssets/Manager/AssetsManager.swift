@@ -30,8 +30,9 @@ public final class AssetsManager: Sendable {
     let pendingWrites: PendingWrites
     /// Background revalidations under way (stale-while-revalidate), one per key and storage type.
     let revalidations = Mutex(Set<PendingWrites.Slot>())
-    /// The stage limiters every pipeline of this manager shares, so a burst is bounded as a whole.
-    let fetchLimiter: WorkLimiter
+    /// Downloads at once, across every pipeline of this manager (`StageLimits.fetches`). A download holds a
+    /// slot while it transfers, never while it waits to retry.
+    public let fetchLimiter: WorkLimiter
     /// Decodes at once, across every pipeline of this manager.
     public let decodeLimiter: WorkLimiter
     /// Processing steps at once, across every pipeline of this manager.
