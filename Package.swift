@@ -131,7 +131,7 @@ let package = Package(
             path: "Tests/MemoryProbe"),
 
         // Tests
-        .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin"]),
+        .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin", "CZlib"]),
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "MediaAssetsHTTPServer", "TestSupport"]),
         .testTarget(name: "MediaAssetsSQLiteTests", dependencies: ["MediaAssetsSQLite", "TestSupport"]),
         .testTarget(

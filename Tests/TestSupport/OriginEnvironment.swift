@@ -19,6 +19,7 @@ public struct OriginEnvironment: Sendable {
         maxResponseSize: Int = 256 << 20,
         keyFactory: CacheKeyFactory = .absoluteURL,
         loader: (any DataLoading)? = nil,
+        fetchPolicy: FetchPolicy = .app,
         stageLimits: AssetsManager.Configuration.StageLimits = .init(),
         staleIfError: TimeInterval = 0
     ) throws {
@@ -27,7 +28,8 @@ public struct OriginEnvironment: Sendable {
         directory = try TemporaryDirectory()
         manager = try AssetsManager.forTesting(
             directory: directory, clock: clock, retryPolicy: retryPolicy, maxResponseSize: maxResponseSize,
-            keyFactory: keyFactory, loader: loader, staleIfError: staleIfError, stageLimits: stageLimits
+            keyFactory: keyFactory, loader: loader, fetchPolicy: fetchPolicy, staleIfError: staleIfError,
+            stageLimits: stageLimits
         )
     }
 

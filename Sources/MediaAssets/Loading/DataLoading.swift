@@ -11,12 +11,17 @@ import FoundationNetworking
 ///   throw only when no response arrived or the body could not be read completely (a transport
 ///   failure: `URLError` codes such as `.timedOut` and `.networkConnectionLost` are retried).
 /// - Send the request's headers as given (`Range`, `If-None-Match`, `If-Range`, …).
-/// - Call `progress` as bytes arrive, from any thread; stop and throw `CancellationError` (or
-///   `URLError(.cancelled)`) promptly when the calling task is cancelled.
+/// - Call `progress` as bytes arrive (sampling is fine), from any thread; stop and throw `CancellationError`
+///   (or `URLError(.cancelled)`) promptly when the calling task is cancelled.
 /// - Never consult an HTTP cache of its own: the manager owns caching.
 /// - `stream(_:)` returns once the response head arrived and passes the body on piece by piece, in
 ///   order, as it arrives; a body cut short ends the stream with an error, never quietly. The default
 ///   implementation loads the whole body with `load(_:progress:)` and passes it on as one piece.
+/// - The manager calls the `policy:` forms with its ``FetchPolicy``. A loader that follows redirects
+///   should check each hop under it before connecting (``URLSessionLoader`` does, and pins `http` connections
+///   to the checked address). The default implementations check the requested URL (scheme, host, resolved
+///   addresses) before calling `load(_:progress:)` or `stream(_:)`, and the URL that answered after: a
+///   redirect such a loader followed by itself is refused only once it answered.
 public protocol DataLoading: Sendable {
     /// Loads `request` and returns the response with its whole body.
     func load(_ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?) async throws -> DataResponse
@@ -26,6 +31,19 @@ public protocol DataLoading: Sendable {
     /// ones are in. Ending the iteration of the body (or cancelling the task that iterates it) cancels
     /// the transfer.
     func stream(_ request: URLRequest) async throws -> StreamedResponse
+
+    /// Loads `request` as `load(_:progress:)` does, making only the connections `policy` allows.
+    ///
+    /// - Throws: `AssetsError.fetchRefused` for a connection the policy refuses, or what `load(_:progress:)`
+    ///   throws.
+    func load(
+        _ request: URLRequest, policy: FetchPolicy, progress: (@Sendable (FetchProgress) -> Void)?
+    ) async throws -> DataResponse
+
+    /// Streams `request` as `stream(_:)` does, making only the connections `policy` allows.
+    ///
+    /// - Throws: `AssetsError.fetchRefused` for a connection the policy refuses, or what `stream(_:)` throws.
+    func stream(_ request: URLRequest, policy: FetchPolicy) async throws -> StreamedResponse
 }
 
 extension DataLoading {
@@ -40,6 +58,27 @@ extension DataLoading {
             head: ResponseHead(url: response.url, statusCode: response.statusCode, headers: response.headers),
             body: ResponseBody(body)
         )
+    }
+
+    /// Checks the requested URL under `policy`, loads it with `load(_:progress:)`, then checks the URL that
+    /// answered when the loader followed redirects (after the fact: a loader of its own cannot be stopped
+    /// before it connects).
+    public func load(
+        _ request: URLRequest, policy: FetchPolicy, progress: (@Sendable (FetchProgress) -> Void)?
+    ) async throws -> DataResponse {
+        if let url = request.url { _ = try await policy.admit(url) }
+        let response = try await load(request, progress: progress)
+        if response.url != request.url { _ = try await policy.admit(response.url) }
+        return response
+    }
+
+    /// Checks the requested URL under `policy`, streams it with `stream(_:)`, then checks the URL that
+    /// answered when the loader followed redirects (after the fact, before any body piece is read).
+    public func stream(_ request: URLRequest, policy: FetchPolicy) async throws -> StreamedResponse {
+        if let url = request.url { _ = try await policy.admit(url) }
+        let response = try await stream(request)
+        if response.head.url != request.url { _ = try await policy.admit(response.head.url) }
+        return response
     }
 }
 

@@ -5,11 +5,22 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// The default `DataLoading`: a URLSession data task per request, with progress and cancellation.
+/// The default `DataLoading`: a URLSession data task per request, with progress and cancellation, and a
+/// ``FetchPolicy`` applied to every connection.
 ///
 /// Sessions have no `URLCache` (on Linux URLSession never consults one anyway): every bit of
 /// caching is the manager's. A response larger than `maxResponseSize` (by its `Content-Length`,
-/// or as bytes arrive) is cancelled and fails with `AssetsError.responseTooLarge`.
+/// or as bytes arrive) is cancelled and fails with `AssetsError.responseTooLarge`; a body that ends
+/// short of its `Content-Length` fails with `AssetsError.lengthMismatch`. A declared length is not trusted
+/// with an allocation: at most 1 MiB of it is reserved when the head arrives, and the buffer grows as bytes
+/// do (to at most twice what arrived, and never past the declared length).
+///
+/// Redirects are followed here, one data task per hop, never by URLSession: each hop is checked under the
+/// policy (scheme, host, and the addresses it resolves to) before its connection opens, and for `http` the
+/// connection is pinned to the checked addresses, tried in the resolver's order when one cannot be reached.
+/// See ``FetchPolicy`` for what is and is not guaranteed.
+/// Progress is sampled: about every 64 KiB (or a sixteenth of the declared length, whichever is larger) and
+/// once at the end, not on every 16 KiB chunk the session delivers.
 ///
 /// Loaders made without a configuration share one process-wide session, as `URLSession.shared`
 /// is shared: on Linux every URLSession keeps its own curl multi handle and dispatch machinery
@@ -18,6 +29,8 @@ public final class URLSessionLoader: DataLoading {
     private let session: URLSession
     private let delegate: SessionDelegate
     private let ownsSession: Bool
+    /// Called with every request just before it is handed to URLSession (the first hop and each redirect).
+    private let connectionGuard: (@Sendable (URLRequest) throws -> Void)?
     /// The most bytes one response may have.
     public let maxResponseSize: Int
 
@@ -32,6 +45,7 @@ public final class URLSessionLoader: DataLoading {
     public init(maxResponseSize: Int = 256 << 20) {
         (session, delegate) = Self.shared
         ownsSession = false
+        connectionGuard = nil
         self.maxResponseSize = maxResponseSize
     }
 
@@ -40,10 +54,21 @@ public final class URLSessionLoader: DataLoading {
     /// - Parameters:
     ///   - configuration: the session configuration; its `urlCache` is removed.
     ///   - maxResponseSize: the most bytes one response may have.
-    public init(configuration: URLSessionConfiguration, maxResponseSize: Int = 256 << 20) {
+    public convenience init(configuration: URLSessionConfiguration, maxResponseSize: Int = 256 << 20) {
+        self.init(configuration: configuration, maxResponseSize: maxResponseSize, connectionGuard: nil)
+    }
+
+    /// A loader with a session of its own whose `connectionGuard` sees every request just before URLSession
+    /// gets it, and may throw to stop it: tests use it to fail at once, rather than connect, should a request
+    /// for an address outside loopback ever get that far.
+    package init(
+        configuration: URLSessionConfiguration, maxResponseSize: Int,
+        connectionGuard: (@Sendable (URLRequest) throws -> Void)?
+    ) {
         delegate = SessionDelegate()
         session = Self.makeSession(configuration, delegate)
         ownsSession = true
+        self.connectionGuard = connectionGuard
         self.maxResponseSize = maxResponseSize
     }
 
@@ -63,62 +88,109 @@ public final class URLSessionLoader: DataLoading {
         return URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
-    /// Streams `request` with a data task: returns when the response head arrived, then passes each body
+    // MARK: Loading
+
+    /// Loads `request` under ``FetchPolicy/app``; see `load(_:policy:progress:)`.
+    public func load(
+        _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?
+    ) async throws -> DataResponse {
+        try await load(request, policy: .app, progress: progress)
+    }
+
+    /// Streams `request` under ``FetchPolicy/app``; see `stream(_:policy:)`.
+    public func stream(_ request: URLRequest) async throws -> StreamedResponse {
+        try await stream(request, policy: .app)
+    }
+
+    /// Loads `request` with a data task per hop, following redirects under `policy`; cancelling the calling
+    /// task cancels the transfer.
+    ///
+    /// - Throws: `AssetsError.fetchRefused` (before any connection to the refused URL), `.responseTooLarge`,
+    ///   `.lengthMismatch`, `CancellationError` when the calling task is cancelled before a data task starts,
+    ///   the session's `URLError(.cancelled)` when it is cancelled during a transfer, or another `URLError`.
+    public func load(
+        _ request: URLRequest, policy: FetchPolicy, progress: (@Sendable (FetchProgress) -> Void)?
+    ) async throws -> DataResponse {
+        try await following(request, policy: policy) { wire, url in
+            try await transfer(wire) { continuation, _ in .collecting(continuation, progress: progress, url: url) }
+        }
+    }
+
+    /// Streams `request` under `policy`: returns when the final response's head arrived, then passes each body
     /// piece on as the session delivers it.
     ///
     /// URLSession on Linux cannot pause a transfer, so pieces the reader has not taken yet are held by the
     /// stream: read promptly, or stop reading to cancel the transfer. `maxResponseSize` holds as bytes arrive.
     ///
-    /// - Throws: as `load(_:progress:)`, before the head; the body ends with the same errors after it.
-    public func stream(_ request: URLRequest) async throws -> StreamedResponse {
-        let task = session.dataTask(with: request)
-        let (body, bodyContinuation) = AsyncThrowingStream<Data, Error>.makeStream()
-        bodyContinuation.onTermination = { termination in
-            if case .cancelled = termination { task.cancel() }
-        }
-        let start = Mutex((isStarted: false, isCancelled: false))
-        let head = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ResponseHead, Error>) in
-                let started = start.withLock { start -> Bool in
-                    guard !start.isCancelled else { return false }
-                    start.isStarted = true
-                    delegate.begin(
-                        task, consumer: .streaming(head: continuation, body: bodyContinuation),
-                        maxResponseSize: maxResponseSize)
-                    task.resume()
-                    return true
+    /// - Throws: as `load(_:policy:progress:)`, before the head; the body ends with the same errors after it.
+    public func stream(_ request: URLRequest, policy: FetchPolicy) async throws -> StreamedResponse {
+        try await following(request, policy: policy) { wire, url in
+            let (body, bodyContinuation) = AsyncThrowingStream<Data, Error>.makeStream()
+            var abandon: (@Sendable () -> Void)?
+            let outcome = try await transfer(wire) { continuation, task in
+                bodyContinuation.onTermination = { termination in
+                    if case .cancelled = termination { task.cancel() }
                 }
-                if !started { continuation.resume(throwing: CancellationError()) }
+                abandon = { task.cancel() }
+                return .streaming(head: continuation, body: bodyContinuation, url: url)
             }
-        } onCancel: {
-            let started = start.withLock { start -> Bool in
-                start.isCancelled = true
-                return start.isStarted
-            }
-            if started { task.cancel() }
+            return outcome.map { head in StreamedResponse(head: head, body: ResponseBody(body, abandon: abandon)) }
         }
-        return StreamedResponse(head: head, body: ResponseBody(body, abandon: { task.cancel() }))
     }
 
-    /// Loads `request` with a data task; cancelling the calling task cancels the data task.
+    /// Runs `hop` for `request` and for each redirect it answers with, checking each under `policy` first.
     ///
-    /// - Throws: `CancellationError` when the calling task is cancelled before the data task starts, the
-    ///   session's `URLError(.cancelled)` when it is cancelled during the transfer.
-    public func load(
-        _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?
-    ) async throws -> DataResponse {
-        let task = session.dataTask(with: request)
+    /// `hop` gets the request to hand to URLSession (pinned to a checked address for `http`) and the URL it
+    /// stands for, and returns either the final response or the redirect's `Location`.
+    private func following<Value>(
+        _ request: URLRequest, policy: FetchPolicy,
+        _ hop: (_ wire: URLRequest, _ url: URL) async throws -> HopOutcome<Value>
+    ) async throws -> Value {
+        guard let first = request.url else { throw URLError(.badURL) }
+        var chain = RedirectChain(request: request, url: first, policy: policy)
+        while true {
+            let url = chain.url
+            let addresses = try await policy.admit(url)
+            let candidates = chain.wireRequests(pinnedTo: addresses)
+            var outcome: HopOutcome<Value>?
+            for (index, wire) in candidates.enumerated() {
+                do {
+                    try connectionGuard?(wire)
+                    outcome = try await hop(wire, url)
+                    break
+                } catch let error as URLError where Self.isConnectFailure(error) && index < candidates.count - 1 {
+                    continue  // the next checked address of the host
+                }
+            }
+            switch outcome {
+            case .answered(let value)?: return value
+            case .redirected(let location)?: try chain.follow(location)
+            case nil: throw URLError(.cannotConnectToHost)
+            }
+        }
+    }
+
+    /// Whether `error` may mean that the address could not be reached (libcurl reports an unreachable or
+    /// unavailable address as an unknown error), so that the host's next address is worth a try.
+    private static func isConnectFailure(_ error: URLError) -> Bool {
+        [.cannotConnectToHost, .notConnectedToInternet, .unknown].contains(error.code)
+    }
+
+    /// Starts one data task for `wire` and awaits its outcome; `consumer` says who receives it.
+    private func transfer<Value>(
+        _ wire: URLRequest,
+        consumer: (CheckedContinuation<HopOutcome<Value>, Error>, URLSessionDataTask) -> SessionDelegate.Consumer
+    ) async throws -> HopOutcome<Value> {
+        let task = session.dataTask(with: wire)
         // A data task cancelled before `resume()` may never report its end, so the task is started and
         // cancelled under one lock: the cancellation either comes first and it never starts, or comes after.
         let start = Mutex((isStarted: false, isCancelled: false))
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HopOutcome<Value>, Error>) in
                 let started = start.withLock { start -> Bool in
                     guard !start.isCancelled else { return false }
                     start.isStarted = true
-                    delegate.begin(
-                        task, consumer: .collecting(continuation, progress: progress),
-                        maxResponseSize: maxResponseSize)
+                    delegate.begin(task, consumer: consumer(continuation, task), maxResponseSize: maxResponseSize)
                     task.resume()
                     return true
                 }
@@ -134,143 +206,17 @@ public final class URLSessionLoader: DataLoading {
     }
 }
 
-/// Collects each task's response and body and resumes its caller when the task completes, or passes the
-/// body on piece by piece to a streaming caller.
-private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: every mutable field is behind `tasks`, a Mutex.
+/// What one hop of a fetch ended with.
+enum HopOutcome<Value> {
+    /// The final response (not a redirect).
+    case answered(Value)
+    /// A redirect, with its `Location` as sent.
+    case redirected(String)
 
-    /// Who receives a transfer's outcome.
-    enum Consumer {
-        /// `load(_:progress:)`: the whole body when the task completes.
-        case collecting(CheckedContinuation<DataResponse, Error>, progress: (@Sendable (FetchProgress) -> Void)?)
-        /// `stream(_:)`: the head as soon as it arrives (`head` is nil once resumed), then each body piece.
-        case streaming(
-            head: CheckedContinuation<ResponseHead, Error>?, body: AsyncThrowingStream<Data, Error>.Continuation)
-    }
-
-    private struct Transfer {
-        var consumer: Consumer
-        var response: HTTPURLResponse?
-        var body = Data()
-        var receivedBytes: Int64 = 0
-        var expectedBytes: Int64?
-        var failure: AssetsError?
-        let maxResponseSize: Int
-
-        /// Takes a body chunk: appends it when collecting, counts it when streaming. Marks the transfer
-        /// failed (and drops its body) once the body is over the limit.
-        mutating func receive(_ data: Data, url: URL?) -> Delivery {
-            receivedBytes += Int64(data.count)
-            if case .collecting = consumer { body.append(data) }
-            if receivedBytes > Int64(maxResponseSize), let url {
-                failure = .responseTooLarge(url: url, limit: maxResponseSize)
-                body = Data()
-                return .tooLarge
-            }
-            switch consumer {
-            case .collecting(_, let progress?):
-                return .progress(progress, FetchProgress(receivedBytes: receivedBytes, expectedBytes: expectedBytes))
-            case .collecting: return .nothing
-            case .streaming(_, let body): return .piece(body)
-            }
+    func map<Other>(_ transform: (Value) -> Other) -> HopOutcome<Other> {
+        switch self {
+        case .answered(let value): return .answered(transform(value))
+        case .redirected(let location): return .redirected(location)
         }
-    }
-
-    /// What to do with a chunk once the lock is released.
-    private enum Delivery {
-        case nothing
-        case progress(@Sendable (FetchProgress) -> Void, FetchProgress)
-        case piece(AsyncThrowingStream<Data, Error>.Continuation)
-        case tooLarge
-    }
-
-    private let tasks = Mutex<[Int: Transfer]>([:])
-    /// Where the session delivers callbacks (an OperationQueue holds its underlying queue unowned).
-    let callbackQueue = DispatchQueue(label: "MediaAssets.URLSessionLoader.callbacks")
-
-    func begin(_ task: URLSessionDataTask, consumer: Consumer, maxResponseSize: Int) {
-        let transfer = Transfer(consumer: consumer, maxResponseSize: maxResponseSize)
-        tasks.withLock { $0[task.taskIdentifier] = transfer }
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        let http = response as? HTTPURLResponse
-        let expected = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
-        let (tooLarge, head) = tasks.withLock {
-            tasks -> (Bool, (CheckedContinuation<ResponseHead, Error>, ResponseHead)?) in
-            guard var transfer = tasks[dataTask.taskIdentifier] else { return (false, nil) }
-            transfer.response = http
-            transfer.expectedBytes = expected
-            let limit = transfer.maxResponseSize
-            let tooLarge = expected.map { $0 > limit } ?? false
-            if tooLarge, let url = response.url { transfer.failure = .responseTooLarge(url: url, limit: limit) }
-            var head: (CheckedContinuation<ResponseHead, Error>, ResponseHead)?
-            switch transfer.consumer {
-            case .collecting:
-                // One allocation for the whole body when its length is announced.
-                if !tooLarge, let expected { transfer.body.reserveCapacity(Int(expected)) }
-            case .streaming(let continuation?, let body) where !tooLarge:
-                if let http, let url = http.url ?? dataTask.originalRequest?.url {
-                    head = (
-                        continuation,
-                        ResponseHead(url: url, statusCode: http.statusCode, headers: Self.headers(of: http))
-                    )
-                    transfer.consumer = .streaming(head: nil, body: body)
-                }
-            case .streaming: break
-            }
-            tasks[dataTask.taskIdentifier] = transfer
-            return (tooLarge, head)
-        }
-        completionHandler(tooLarge ? .cancel : .allow)
-        if let (continuation, value) = head { continuation.resume(returning: value) }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let url = dataTask.originalRequest?.url
-        // One lookup per chunk, mutating in place: copying the transfer out would copy the whole
-        // body on every append.
-        guard let delivery = tasks.withLock({ $0[dataTask.taskIdentifier]?.receive(data, url: url) }) else { return }
-        switch delivery {
-        case .nothing: break
-        case .progress(let handler, let progress): handler(progress)
-        case .piece(let body): body.yield(data)
-        case .tooLarge: dataTask.cancel()
-        }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        guard let transfer = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        let failure: Error? = transfer.failure ?? error
-        switch transfer.consumer {
-        case .collecting(let continuation, _):
-            if let failure {
-                continuation.resume(throwing: failure)
-            } else if let response = transfer.response, let url = response.url ?? task.originalRequest?.url {
-                continuation.resume(
-                    returning: DataResponse(
-                        url: url, statusCode: response.statusCode, headers: Self.headers(of: response),
-                        data: transfer.body)
-                )
-            } else {
-                continuation.resume(throwing: URLError(.badServerResponse))
-            }
-        case .streaming(let head?, let body):
-            head.resume(throwing: failure ?? URLError(.badServerResponse))
-            body.finish(throwing: failure ?? URLError(.badServerResponse))
-        case .streaming(nil, let body):
-            if let failure { body.finish(throwing: failure) } else { body.finish() }
-        }
-    }
-
-    private static func headers(of response: HTTPURLResponse) -> [String: String] {
-        var headers: [String: String] = [:]
-        for case (let name as String, let value as String) in response.allHeaderFields {
-            headers[name.lowercased()] = value
-        }
-        return headers
     }
 }

@@ -16,13 +16,17 @@ extension AssetsManager {
         public var now: @Sendable () -> Date
         /// The loader for fetches; `nil` means a `URLSessionLoader`.
         public var loader: (any DataLoading)?
+        /// Which fetches may be made: schemes, hosts, the addresses a connection may reach (redirects included),
+        /// redirects, downloads per host. ``FetchPolicy/app`` (any address) by default; a service that fetches
+        /// URLs its users give wants ``FetchPolicy/service``.
+        public var fetchPolicy: FetchPolicy
         /// Derives a request's cache key from its URL.
         public var keyFactory: CacheKeyFactory
         /// When to retry failed fetches.
         public var retryPolicy: RetryPolicy
         /// The most bytes one response may have (larger ones fail, nothing is stored).
         public var maxResponseSize: Int
-        /// How long a response without `Cache-Control: max-age` stays fresh, in seconds.
+        /// How long a response without `Cache-Control: max-age` or `Expires` stays fresh, in seconds.
         public var defaultTimeToLive: TimeInterval
         /// RFC 5861: how long after it goes stale an entry is still served at once while it is
         /// revalidated in the background, when the response does not say (`stale-while-revalidate`).
@@ -44,9 +48,9 @@ extension AssetsManager {
         public var stagedWriteLimit: Int
 
         /// The defaults: images 128 MiB / 2,000 entries, Lottie 32 MiB / 500, video 64 MiB / 256,
-        /// a 512 MiB disk cache in the platform caches directory, a URLSession loader, 3 attempts
-        /// per fetch, responses up to 256 MiB, 7 days of freshness without `max-age`, CPU work on one
-        /// thread per core, and at most 16 MiB of staged writes.
+        /// a 512 MiB disk cache in the platform caches directory, a URLSession loader under the app fetch
+        /// policy, 3 attempts per fetch, responses up to 256 MiB, 7 days of freshness without `max-age` or
+        /// `Expires`, CPU work on one thread per core, and at most 16 MiB of staged writes.
         public init(
             memoryPartitions: [LRUCacheType: MemoryCache.Limits] = Configuration.defaultPartitions,
             usesDiskCache: Bool = true,
@@ -54,6 +58,7 @@ extension AssetsManager {
             diskSizeLimit: Int = 512 << 20,
             now: @escaping @Sendable () -> Date = Date.init,
             loader: (any DataLoading)? = nil,
+            fetchPolicy: FetchPolicy = .app,
             keyFactory: CacheKeyFactory = .absoluteURL,
             retryPolicy: RetryPolicy = RetryPolicy(),
             maxResponseSize: Int = 256 << 20,
@@ -70,6 +75,7 @@ extension AssetsManager {
             self.diskSizeLimit = diskSizeLimit
             self.now = now
             self.loader = loader
+            self.fetchPolicy = fetchPolicy
             self.keyFactory = keyFactory
             self.retryPolicy = retryPolicy
             self.maxResponseSize = maxResponseSize

@@ -108,7 +108,8 @@ extension AssetsManager {
     /// Sends `request` through the loader with the retry policy and returns a checked response.
     ///
     /// Use this for requests the cache does not handle as whole entries (byte ranges): it counts
-    /// origin requests, retries and bytes like every fetch, and checks the body length.
+    /// origin requests, retries and bytes like every fetch, checks the body length, and makes only the
+    /// connections `configuration.fetchPolicy` allows.
     public func load(
         _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)? = nil
     ) async throws -> DataResponse {
@@ -123,13 +124,14 @@ extension AssetsManager {
     /// Transient failures and statuses are retried per the retry policy until a head arrives (never once
     /// body bytes were handed on). Origin requests and bytes are counted like every fetch, and the body is
     /// checked as it arrives against `Configuration.maxResponseSize` and, when it ends, against its
-    /// `Content-Length`; its transport errors arrive as `AssetsError.networkFailure`. Use this where a
-    /// reader wants the first bytes before the last (video, progressive previews).
+    /// `Content-Length`; its transport errors arrive as `AssetsError.networkFailure`. Only the connections
+    /// `configuration.fetchPolicy` allows are made. Use this where a reader wants the first bytes before the
+    /// last (video, progressive previews).
     ///
     /// - Throws: `AssetsError` and `CancellationError` before the head, as `load(_:progress:)`.
     public func stream(_ request: URLRequest) async throws -> StreamedResponse {
         try await retrying(request, inDownloadSlots: false) {
-            try await loader.stream(request)
+            try await loader.stream(request, policy: configuration.fetchPolicy)
         } finish: { response in
             checkingBody(of: response, requested: request.url)
         }
@@ -138,7 +140,7 @@ extension AssetsManager {
     private func loadAttempt(
         _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?
     ) async throws -> DataResponse {
-        let response = try await loader.load(request, progress: progress)
+        let response = try await loader.load(request, policy: configuration.fetchPolicy, progress: progress)
         fetchCounters.withLock { $0.bytesDownloaded += response.data.count }
         try checkLength(received: response.data.count, of: response.head)
         return response
@@ -173,7 +175,8 @@ extension AssetsManager {
     /// Runs attempts of `request` until one answers with a status that is not transient, or the retry policy
     /// gives up, and returns what `finish` makes of that answer.
     ///
-    /// With `inDownloadSlots`, each attempt and its `finish` hold one of the manager's download slots; the wait between attempts (the backoff, or the `Retry-After` a 429 or 503 asks for) holds
+    /// With `inDownloadSlots`, each attempt and its `finish` hold a download slot (the host's, then the
+    /// manager's); the wait between attempts (the backoff, or the `Retry-After` a 429 or 503 asks for) holds
     /// none, and the next attempt queues again at the ask's priority as it is then.
     private func retrying<Response: Sendable, Result: Sendable>(
         _ request: URLRequest, inDownloadSlots: Bool, _ attempt: () async throws -> Response,
@@ -211,9 +214,11 @@ extension AssetsManager {
         }
     }
 
-    /// Runs `operation` holding one of the manager's download slots.
+    /// Runs `operation` holding a download slot: its host's first (when the fetch policy bounds hosts), then
+    /// one of the manager's, so that a busy host never holds the manager's slots while its downloads queue.
     private func inDownloadSlot<T: Sendable>(for url: URL, _ operation: () async throws -> T) async throws -> T {
-        try await fetchLimiter.run(operation)
+        guard let hostLimiter else { return try await fetchLimiter.run(operation) }
+        return try await hostLimiter.run(host: HostLimiter.host(of: url)) { try await fetchLimiter.run(operation) }
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {
@@ -348,7 +353,7 @@ extension AssetsManager {
             } finish: { $0 }
         }
         return try await retrying(urlRequest, inDownloadSlots: true) {
-            try await loader.stream(urlRequest)
+            try await loader.stream(urlRequest, policy: configuration.fetchPolicy)
         } finish: { response in
             let response = checkingBody(of: response, requested: urlRequest.url)
             let head = response.head

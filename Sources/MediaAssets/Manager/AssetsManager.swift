@@ -33,6 +33,8 @@ public final class AssetsManager: Sendable {
     /// Downloads at once, across every pipeline of this manager (`StageLimits.fetches`). A download holds a
     /// slot while it transfers, never while it waits to retry.
     public let fetchLimiter: WorkLimiter
+    /// Downloads at once per host (`FetchPolicy.maxConnectionsPerHost`), if the policy bounds them.
+    let hostLimiter: HostLimiter?
     /// Decodes at once, across every pipeline of this manager.
     public let decodeLimiter: WorkLimiter
     /// Processing steps at once, across every pipeline of this manager.
@@ -55,6 +57,7 @@ public final class AssetsManager: Sendable {
         self.registry = BackendRegistry()
         self.loader = configuration.loader ?? URLSessionLoader(maxResponseSize: configuration.maxResponseSize)
         self.fetchLimiter = WorkLimiter(limit: configuration.stageLimits.fetches)
+        self.hostLimiter = configuration.fetchPolicy.maxConnectionsPerHost.map(HostLimiter.init)
         self.decodeLimiter = WorkLimiter(limit: configuration.stageLimits.decodes)
         self.processLimiter = WorkLimiter(limit: configuration.stageLimits.processes)
         self.variantLimiter = WorkLimiter(limit: configuration.stageLimits.variants)

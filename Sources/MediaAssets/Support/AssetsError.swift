@@ -26,6 +26,9 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case notCached(key: CacheKey)
     /// The request failed in transport (after any retries).
     case networkFailure(url: URL, code: Int, reason: String)
+    /// The manager's `FetchPolicy` refused a connection to `url` (the requested URL or a redirect's) before it
+    /// was made; `refusal` names the rule, and the address for an address rule. Nothing was stored.
+    case fetchRefused(url: URL, refusal: FetchRefusal)
     /// A pipeline's decoder rejected the bytes of `key`; nothing was stored.
     case undecodable(key: CacheKey, url: URL, decoder: String, reason: String)
     /// A pipeline's processor failed on the decoded value of `key`.
@@ -68,6 +71,8 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "'\(key.rawValue.prefix(200))' is not cached and the request allowed only the cache."
         case .networkFailure(let url, let code, let reason):
             return "Fetching \(url.absoluteString) failed: \(reason) (URLError \(code))."
+        case .fetchRefused(let url, let refusal):
+            return "The fetch policy refused \(url.absoluteString): \(refusal); nothing was stored."
         case let .undecodable(key, url, decoder, reason):
             return "The bytes of \(url.absoluteString) (key '\(key.rawValue.prefix(200))') do not decode with "
                 + "\(decoder): \(Self.clause(reason)); nothing was stored."

@@ -4,6 +4,10 @@ import SampleOrigin
 import TestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @Suite("Fetch failures and retries")
 struct FailureTests {
     @Test func twoServerErrorsThenSuccessRetriesTwice() async throws {
@@ -73,11 +77,41 @@ struct FailureTests {
         defer { environment.tearDown() }
         environment.origin.register("/liar", data: testBytes(count: 5_000), contentType: "image/jpeg")
         environment.origin.setBehavior("/liar", .init(contentLengthOffset: 40))
+        let url = environment.origin.url(for: "/liar")
 
-        await #expect(throws: AssetsError.self) {
-            try await environment.manager.data(for: AssetRequest(url: environment.origin.url(for: "/liar")))
+        await #expect(throws: AssetsError.lengthMismatch(url: url, expected: 5_040, received: 5_000)) {
+            try await environment.manager.data(for: AssetRequest(url: url))
         }
         #expect(try await environment.isOnDisk("/liar") == false)
+        #expect(environment.origin.requestCount(for: "/liar") == 3, "a length mismatch is transient: 3 attempts")
+    }
+
+    @Test func aHugeAnnouncedLengthIsNotReservedAndEndsAsALengthMismatch() async throws {
+        // Given a server announcing 200 MiB and sending 1 KiB before it hangs up (the loader reserves at most
+        // 1 MiB of an announced length, so the claim costs nothing)
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        environment.origin.register("/claim", data: testBytes(count: 1_024), contentType: "image/jpeg")
+        environment.origin.setBehavior("/claim", .init(contentLengthOffset: 200 << 20))
+        let url = environment.origin.url(for: "/claim")
+
+        await #expect(throws: AssetsError.lengthMismatch(url: url, expected: (200 << 20) + 1_024, received: 1_024)) {
+            try await environment.manager.data(for: AssetRequest(url: url))
+        }
+        #expect(try await environment.isOnDisk("/claim") == false)
+    }
+
+    @Test func aLyingLengthOnAStreamedBodyIsATypedErrorAndNothingIsStored() async throws {
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        environment.origin.register("/liar", data: testBytes(count: 5_000), contentType: "video/mp4")
+        environment.origin.setBehavior("/liar", .init(contentLengthOffset: 40))
+        let url = environment.origin.url(for: "/liar")
+
+        let response = try await environment.manager.stream(URLRequest(url: url))
+        await #expect(throws: AssetsError.lengthMismatch(url: url, expected: 5_040, received: 5_000)) {
+            _ = try await response.body.collect()
+        }
     }
 
     @Test func bodyLongerThanItsContentLengthIsRejectedWhenALoaderSeesIt() async throws {

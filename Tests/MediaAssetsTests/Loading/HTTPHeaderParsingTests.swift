@@ -69,6 +69,19 @@ struct HTTPHeaderParsingTests {
         }
     }
 
+    @Test func aBodyBufferGrowsAsBytesArriveNotAsTheHeadClaims() {
+        let mebibyte = 1 << 20
+        // At the head: at most 1 MiB of what is announced
+        #expect(SessionDelegate.capacity(toHold: 0, holding: 0, declared: 200 << 20) == mebibyte)
+        #expect(SessionDelegate.capacity(toHold: 0, holding: 0, declared: 5_000) == 5_000)
+        // Then twice what arrived, never past the announced length
+        #expect(SessionDelegate.capacity(toHold: mebibyte + 1, holding: mebibyte, declared: 200 << 20) == 2 * mebibyte)
+        #expect(SessionDelegate.capacity(toHold: mebibyte + 1, holding: mebibyte, declared: 1_500_000) == 1_500_000)
+        // A body longer than announced (a loader that sees it) still fits; without an announcement, doubling
+        #expect(SessionDelegate.capacity(toHold: 6_000, holding: 5_000, declared: 5_000) == 6_000)
+        #expect(SessionDelegate.capacity(toHold: 3 * mebibyte + 1, holding: 3 * mebibyte, declared: nil) == 6 * mebibyte)
+    }
+
     @Test func varyNamesAreReadAsASet() {
         #expect(HTTPVary(header: nil) == .none)
         #expect(HTTPVary(header: " , ") == .none)

@@ -106,6 +106,11 @@ struct ValidationTests {
         let last = try #require(reports.values.last)
         #expect(last.receivedBytes == 1 << 20 && last.expectedBytes == 1 << 20)
         #expect(reports.values.map(\.receivedBytes) == reports.values.map(\.receivedBytes).sorted())
+        // Sampled, not one per 16 KiB chunk: at least 64 KiB apart, and the end once
+        let steps = zip(reports.values.dropFirst(), reports.values).map { $0.receivedBytes - $1.receivedBytes }
+        #expect(reports.values.count >= 2 && reports.values.count <= 17, "\(reports.values.count) reports")
+        #expect(steps.dropLast().allSatisfy { $0 >= 64 << 10 })
+        #expect(reports.values.first.map { $0.receivedBytes >= 64 << 10 } == true)
     }
 }
 
