@@ -29,6 +29,31 @@ func configuredManager(cacheDirectory: URL) throws -> AssetsManager {
     return try AssetsManager(configuration: configuration)
 }
 
+// README: "Fetching URLs that users give: the fetch policy"
+func serviceManager(cacheDirectory: URL) throws -> AssetsManager {
+    var policy = FetchPolicy.service  // public addresses only, checked on every hop, redirects included
+    policy.allowedSchemes = ["https"]  // nothing in clear text
+    policy.maxConnectionsPerHost = 4  // one slow host never holds every download slot
+    // The service's own image store on its private network stays reachable; nothing else there is.
+    policy = policy.allowing(FetchPolicy.AddressRange("10.20.0.0/16")!)
+    return try AssetsManager(configuration: .init(diskDirectory: cacheDirectory, fetchPolicy: policy))
+}
+
+// Its tests, against a loopback origin (SampleOrigin): loopback is allowed explicitly.
+func serviceTestManager(cacheDirectory: URL) throws -> AssetsManager {
+    try AssetsManager(configuration: .init(diskDirectory: cacheDirectory, fetchPolicy: .service.allowing(.loopback)))
+}
+
+func fetchUserGivenURL(manager: AssetsManager, url: URL) async throws -> Data? {
+    do {
+        return try await manager.data(for: AssetRequest(url: url))
+    } catch AssetsError.fetchRefused(let refusedURL, let refusal) {
+        // e.g. "http://169.254.169.254/latest/meta-data/: 169.254.169.254 is a link-local address, …"
+        print("refused \(refusedURL): \(refusal)")
+        return nil
+    }
+}
+
 // README: "Errors"
 func errorHandling(manager: AssetsManager, url: URL) async {
     do {

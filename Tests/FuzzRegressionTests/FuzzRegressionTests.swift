@@ -51,6 +51,8 @@ struct FuzzRegressionTests {
         "animation-frames": readAnimationFrames,
         "sealed-entry": fuzzSealedEntry,
         "entity-tag": fuzzEntityTag,
+        "http-headers": fuzzHTTPHeaders,
+        "fetch-policy": fuzzFetchPolicy,
     ]
 
     static let regressions = URL(fileURLWithPath: #filePath)
@@ -101,7 +103,7 @@ struct FuzzRegressionTests {
         arguments: [
             "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif",
             "thumbhash", "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
-            "animation-frames", "sealed-entry", "download-index", "entity-tag",
+            "animation-frames", "sealed-entry", "download-index", "entity-tag", "http-headers", "fetch-policy",
         ]
     )
     func replaysInputs(target: String) throws {

@@ -46,6 +46,8 @@ public final class LoopbackGuard: Sendable {
         if host == "localhost" || host == "::1" || host == "[::1]" { return true }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127"
-            && parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && UInt8(part) != nil }
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && UInt8(part) != nil
+            }
     }
 }

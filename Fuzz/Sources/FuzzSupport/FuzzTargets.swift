@@ -16,7 +16,7 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         jpeg, jpegIncremental, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist,
         httpRequestHead, proxyPath, respReply, diskEntryFile, animationFrames, sealedEntry, downloadIndex,
-        entityTag,
+        entityTag, httpHeaders, fetchPolicy,
     ]
 
     /// The target named `name`, if any.
@@ -95,6 +95,16 @@ public enum FuzzTargets {
     /// proxy and `SampleOrigin` run on.
     public static let httpRequestHead = FuzzTarget(
         name: "http-request-head", seeds: ProtocolSeeds.httpRequestHead, parse: fuzzHTTPRequestHead)
+
+    /// The response-header readers the manager caches and retries by: HTTP dates, Cache-Control, Expires
+    /// against Date and Age, Vary, Retry-After.
+    public static let httpHeaders = FuzzTarget(
+        name: "http-headers", seeds: ProtocolSeeds.httpHeaders, parse: fuzzHTTPHeaders)
+
+    /// The fetch policy's readers without lookups: URLs checked by name, numeric hosts classified, redirect
+    /// Locations followed (loops, limits), address ranges.
+    public static let fetchPolicy = FuzzTarget(
+        name: "fetch-policy", seeds: ProtocolSeeds.fetchPolicy, parse: fuzzFetchPolicy)
 
     /// The video proxy's URL-path parser (base64url origin token and byte range).
     public static let proxyPath = FuzzTarget(

@@ -46,6 +46,42 @@ enum ProtocolSeeds {
         return ["seed-master.m3u8": Data(master.utf8), "seed-media.m3u8": Data(media.utf8)]
     }
 
+    /// Response header values, one per line: Cache-Control, Expires, Date, Age, Vary, Retry-After.
+    static func httpHeaders() -> [String: Data] {
+        [
+            "seed-imf.txt": Data(
+                """
+                public, max-age="120", stale-while-revalidate=30, stale-if-error=86400
+                Sun, 06 Nov 1994 08:49:37 GMT
+                Sun, 06 Nov 1994 08:48:37 GMT
+                20
+                Accept, Accept-Encoding
+                120
+                """.utf8),
+            "seed-rfc850.txt": Data(
+                """
+                no-cache
+                Sunday, 06-Nov-94 08:49:37 GMT
+                Sun Nov  6 08:49:37 1994
+                0
+                *
+                Sun, 06 Nov 1994 08:50:37 GMT
+                """.utf8),
+            "seed-invalid.txt": Data("max-age=1e9, s-maxage=99999999999999999999\n0\n\n-1\nCookie\nsoon".utf8),
+        ]
+    }
+
+    /// A URL, a redirect's Location, and an address range, one per line.
+    static func fetchPolicy() -> [String: Data] {
+        [
+            "seed-public.txt": Data("https://cdn.example.com/a.png\n/b.png?x=1#frag\n10.20.0.0/16".utf8),
+            "seed-metadata.txt": Data(
+                "http://169.254.169.254/latest/meta-data/\nhttp://[::ffff:a9fe:a9fe]/\nfd00::/8".utf8),
+            "seed-numeric.txt": Data("http://2130706433:8080/\n//0x7f.1/x\n127.0.0.1".utf8),
+            "seed-schemes.txt": Data("file:///etc/passwd\nftp://admin.example.com/\n::/0".utf8),
+        ]
+    }
+
     static func httpRequestHead() -> [String: Data] {
         [
             "seed-get.txt": Data("GET /video.mp4 HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=0-1023\r\n\r\n".utf8),

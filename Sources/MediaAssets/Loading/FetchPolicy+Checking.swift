@@ -28,7 +28,7 @@ extension FetchPolicy {
     /// - Throws: `AssetsError.fetchRefused` with `.scheme` or `.host`.
     func checkName(of url: URL) throws(AssetsError) {
         let scheme = url.scheme?.lowercased() ?? ""
-        guard allowedSchemes.contains(scheme) else { throw .fetchRefused(url: url, refusal: .scheme(scheme)) }
+        guard allowedSchemes?.contains(scheme) ?? true else { throw .fetchRefused(url: url, refusal: .scheme(scheme)) }
         let host = Self.normalizedHost(url.host ?? "")
         let allowed = allowedHosts.map { $0.contains { Self.matches($0, host) } } ?? true
         guard allowed, !refusedHosts.contains(where: { Self.matches($0, host) }) else {

@@ -42,9 +42,10 @@ import Foundation
 /// default implementation: the requested URL before the load and the URL that answered after it (a redirect
 /// that loader followed itself is checked only once it answered).
 public struct FetchPolicy: Sendable, Hashable {
-    /// The URL schemes a fetch or redirect may use (lowercased). `http` and `https` by default; a service
-    /// that must not send anything in clear text keeps `https` alone.
-    public var allowedSchemes: Set<String>
+    /// The URL schemes a fetch or redirect may use (lowercased), or `nil` for any the loader handles (an app's
+    /// loader may read `file:` or a scheme of its own). ``service`` allows `http` and `https`; a service that
+    /// must not send anything in clear text keeps `https` alone.
+    public var allowedSchemes: Set<String>?
     /// The hosts a fetch or redirect may name, or `nil` for any. An entry matches that host exactly
     /// (`cdn.example.com`), or with a leading dot every host under it as well (`.example.com`).
     public var allowedHosts: Set<String>?
@@ -63,7 +64,7 @@ public struct FetchPolicy: Sendable, Hashable {
 
     /// Creates a policy; the defaults are ``app``'s.
     public init(
-        allowedSchemes: Set<String> = ["http", "https"],
+        allowedSchemes: Set<String>? = nil,
         allowedHosts: Set<String>? = nil,
         refusedHosts: Set<String> = [],
         refusedAddresses: Set<AddressClass> = [],
@@ -71,7 +72,7 @@ public struct FetchPolicy: Sendable, Hashable {
         maxRedirects: Int = 10,
         maxConnectionsPerHost: Int? = nil
     ) {
-        self.allowedSchemes = Set(allowedSchemes.map { $0.lowercased() })
+        self.allowedSchemes = allowedSchemes.map { Set($0.map { $0.lowercased() }) }
         self.allowedHosts = allowedHosts.map { Set($0.map(Self.normalizedHost)) }
         self.refusedHosts = Set(refusedHosts.map(Self.normalizedHost))
         self.refusedAddresses = refusedAddresses
@@ -80,13 +81,14 @@ public struct FetchPolicy: Sendable, Hashable {
         self.maxConnectionsPerHost = maxConnectionsPerHost.map { max(1, $0) }
     }
 
-    /// For apps, the default: `http` and `https` to any host and address, up to 10 redirects.
+    /// For apps, the default: any scheme the loader handles, any host and address, up to 10 redirects.
     public static let app = FetchPolicy()
 
     /// For services that fetch URLs their users give: `http` and `https` to public addresses only (every
     /// ``AddressClass`` is refused), up to 5 redirects, and at most 6 downloads per host at once.
     public static let service = FetchPolicy(
-        refusedAddresses: Set(AddressClass.allCases), maxRedirects: 5, maxConnectionsPerHost: 6)
+        allowedSchemes: ["http", "https"], refusedAddresses: Set(AddressClass.allCases), maxRedirects: 5,
+        maxConnectionsPerHost: 6)
 
     /// This policy with `classes` allowed again: `.service.allowing(.loopback)` for a service's tests
     /// against a loopback origin.

@@ -31,7 +31,8 @@ struct HTTPFreshness {
             self.age = age
         }
         if let expires = headers["expires"] {
-            self.expires = HTTPDate.parse(expires.trimmingCharacters(in: .whitespaces), now: now).map(Expires.at) ?? .invalid
+            self.expires =
+                HTTPDate.parse(expires.trimmingCharacters(in: .whitespaces), now: now).map(Expires.at) ?? .invalid
         }
         date = headers["date"].flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces), now: now) }
         guard let cacheControl = headers["cache-control"] else { return }

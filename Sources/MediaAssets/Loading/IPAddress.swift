@@ -92,7 +92,9 @@ struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     private func classifyV6() -> FetchPolicy.AddressClass? {
         let words = stride(from: 0, to: 16, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
-        let embedded = { (from: Int) in Self.classify(v4: bytes[from], bytes[from + 1], bytes[from + 2], bytes[from + 3]) }
+        let embedded = { (from: Int) in
+            Self.classify(v4: bytes[from], bytes[from + 1], bytes[from + 2], bytes[from + 3])
+        }
         if words[0..<5].allSatisfy({ $0 == 0 }) {
             switch words[5] {
             case 0xffff: return embedded(12)  // ::ffff:a.b.c.d, IPv4-mapped

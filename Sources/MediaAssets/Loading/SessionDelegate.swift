@@ -168,7 +168,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 if !tooLarge { transfer.reserveForHead() }
             case .streaming(let continuation?, let body, let url) where !tooLarge:
                 if let http {
-                    head = (continuation, ResponseHead(url: url, statusCode: http.statusCode, headers: Self.headers(of: http)))
+                    head = (
+                        continuation,
+                        ResponseHead(url: url, statusCode: http.statusCode, headers: Self.headers(of: http))
+                    )
                     transfer.consumer = .streaming(head: nil, body: body, url: url)
                 }
             case .streaming: break

@@ -113,9 +113,7 @@ extension AssetsManager {
     public func load(
         _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)? = nil
     ) async throws -> DataResponse {
-        try await retrying(request, inDownloadSlots: false) {
-            try await loadAttempt(request, progress: progress)
-        } finish: { $0 }
+        try await retrying(request, inDownloadSlots: false) { try await loadAttempt(request, progress: progress) }
     }
 
     /// Sends `request` through the loader and returns as soon as the response head arrived, the body
@@ -212,6 +210,13 @@ extension AssetsManager {
             case .retry(let delay): try await pause(delay)
             }
         }
+    }
+
+    /// Runs attempts of `request` as `retrying(_:inDownloadSlots:_:finish:)` does, returning the answer itself.
+    private func retrying<Response: Sendable & RespondingWithHead>(
+        _ request: URLRequest, inDownloadSlots: Bool, _ attempt: () async throws -> Response
+    ) async throws -> Response {
+        try await retrying(request, inDownloadSlots: inDownloadSlots, attempt, finish: { $0 })
     }
 
     /// Runs `operation` holding a download slot: its host's first (when the fetch policy bounds hosts), then
@@ -350,7 +355,7 @@ extension AssetsManager {
         guard streamingPieces else {
             return try await retrying(urlRequest, inDownloadSlots: true) {
                 try await loadAttempt(urlRequest, progress: report)
-            } finish: { $0 }
+            }
         }
         return try await retrying(urlRequest, inDownloadSlots: true) {
             try await loader.stream(urlRequest, policy: configuration.fetchPolicy)

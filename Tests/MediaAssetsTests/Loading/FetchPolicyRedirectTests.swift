@@ -59,17 +59,22 @@ struct FetchPolicyRedirectTests {
         let fixture = try PolicyFixture(policy: Self.loopbackService)
         defer { fixture.tearDown() }
         let file = URL(string: "file:///etc/passwd")!
-        #expect(await fixture.failure(fetching: file) as? AssetsError == .fetchRefused(url: file, refusal: .scheme("file")))
+        #expect(
+            await fixture.failure(fetching: file) as? AssetsError == .fetchRefused(url: file, refusal: .scheme("file")))
 
         let start = fixture.redirect(to: "file:///etc/passwd")
-        #expect(await fixture.failure(fetching: start) as? AssetsError == .fetchRefused(url: file, refusal: .scheme("file")))
+        #expect(
+            await fixture.failure(fetching: start) as? AssetsError == .fetchRefused(url: file, refusal: .scheme("file"))
+        )
 
         var httpsOnly = Self.loopbackService
         httpsOnly.allowedSchemes = ["https"]
         let strict = try PolicyFixture(policy: httpsOnly)
         defer { strict.tearDown() }
         let plain = strict.origin.url(for: "/cat.png")
-        #expect(await strict.failure(fetching: plain) as? AssetsError == .fetchRefused(url: plain, refusal: .scheme("http")))
+        #expect(
+            await strict.failure(fetching: plain) as? AssetsError == .fetchRefused(url: plain, refusal: .scheme("http"))
+        )
         #expect(strict.origin.totalRequestCount == 0)
     }
 

@@ -208,7 +208,8 @@ struct HTTPCachingHeaderTests {
         let url = URL(string: "https://cdn.example.com/a.png")!
         let plain = environment.manager.cacheKey(for: AssetRequest(url: url))
         let unkeyed = AssetRequest(
-            url: url, headers: ["Authorization": "Bearer x", "Cookie": "a=b", "Range": "bytes=0-1", "If-None-Match": "\"e\""])
+            url: url,
+            headers: ["Authorization": "Bearer x", "Cookie": "a=b", "Range": "bytes=0-1", "If-None-Match": "\"e\""])
         #expect(environment.manager.cacheKey(for: unkeyed) == plain)
         let keyed = AssetRequest(url: url, headers: ["X-Size": " 96 ", "Accept": "image/webp;q=1@#"])
         #expect(

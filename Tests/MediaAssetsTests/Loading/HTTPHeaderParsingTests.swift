@@ -19,7 +19,8 @@ struct HTTPHeaderParsingTests {
     @Test(
         "text that is not an HTTP date",
         arguments: [
-            "", "0", "-1", "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 6 Nov 1994 08:49:37 GMT",
+            "", "0", "-1", "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 6 Nov 1994 08:49:37 GMT",
             "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
             "Funday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 94", "Sun, +6 Nov 1994 08:49:37 GMT",
             "Sun, 06 Nov 1994 08:49:37 GMT trailing",
@@ -47,7 +48,9 @@ struct HTTPHeaderParsingTests {
 
     @Test func cacheControlReadsItsDirectives() {
         let freshness = HTTPFreshness(
-            headers: ["cache-control": "public, max-age=\"120\", stale-while-revalidate=30, stale-if-error=x", "age": "20"])
+            headers: [
+                "cache-control": "public, max-age=\"120\", stale-while-revalidate=30, stale-if-error=x", "age": "20",
+            ])
         #expect(freshness.maxAge == 120)
         #expect(freshness.staleWhileRevalidate == 30)
         #expect(freshness.staleIfError == nil)
@@ -79,13 +82,15 @@ struct HTTPHeaderParsingTests {
         #expect(SessionDelegate.capacity(toHold: mebibyte + 1, holding: mebibyte, declared: 1_500_000) == 1_500_000)
         // A body longer than announced (a loader that sees it) still fits; without an announcement, doubling
         #expect(SessionDelegate.capacity(toHold: 6_000, holding: 5_000, declared: 5_000) == 6_000)
-        #expect(SessionDelegate.capacity(toHold: 3 * mebibyte + 1, holding: 3 * mebibyte, declared: nil) == 6 * mebibyte)
+        #expect(
+            SessionDelegate.capacity(toHold: 3 * mebibyte + 1, holding: 3 * mebibyte, declared: nil) == 6 * mebibyte)
     }
 
     @Test func varyNamesAreReadAsASet() {
         #expect(HTTPVary(header: nil) == .none)
         #expect(HTTPVary(header: " , ") == .none)
-        #expect(HTTPVary(header: "Accept, accept-encoding ,ORIGIN") == .headers(["accept", "accept-encoding", "origin"]))
+        #expect(
+            HTTPVary(header: "Accept, accept-encoding ,ORIGIN") == .headers(["accept", "accept-encoding", "origin"]))
         #expect(HTTPVary(header: "Accept, *") == .any)
     }
 }
