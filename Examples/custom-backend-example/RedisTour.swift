@@ -102,6 +102,8 @@ enum RedisTour {
             table.add([avatar.file.path, source, Formatting.bytes(entry.size)])
         }
         table.print()
+        // Results return before their writes end: the last image's write to Redis may still be under way.
+        await manager.waitForPendingWrites()
         let originRequests = host.requestCount - requestsAtStart
         let summary = ["origin", "memory", "disk", "redis"].map { "\($0) \(sources[$0] ?? 0)" }.joined(separator: ", ")
         print("  process \(worker): \(originRequests) origin requests; images from \(summary)")

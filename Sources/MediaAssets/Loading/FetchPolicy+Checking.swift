@@ -17,8 +17,10 @@ extension FetchPolicy {
         return host
     }
 
-    /// Whether `pattern` (`example.com`, or `.example.com` for it and every host under it) matches `host`.
+    /// Whether `pattern` (`example.com`, or `.example.com` for it and every host under it) matches `host`, a
+    /// normalized host.
     private static func matches(_ pattern: String, _ host: String) -> Bool {
+        let pattern = normalizedHost(pattern)
         guard pattern.hasPrefix(".") else { return host == pattern }
         return host.hasSuffix(pattern) || host == pattern.dropFirst()
     }
@@ -28,7 +30,9 @@ extension FetchPolicy {
     /// - Throws: `AssetsError.fetchRefused` with `.scheme` or `.host`.
     func checkName(of url: URL) throws(AssetsError) {
         let scheme = url.scheme?.lowercased() ?? ""
-        guard allowedSchemes?.contains(scheme) ?? true else { throw .fetchRefused(url: url, refusal: .scheme(scheme)) }
+        guard allowedSchemes?.contains(where: { $0.lowercased() == scheme }) ?? true else {
+            throw .fetchRefused(url: url, refusal: .scheme(scheme))
+        }
         let host = Self.normalizedHost(url.host ?? "")
         let allowed = allowedHosts.map { $0.contains { Self.matches($0, host) } } ?? true
         guard allowed, !refusedHosts.contains(where: { Self.matches($0, host) }) else {

@@ -42,12 +42,13 @@ import Foundation
 /// default implementation: the requested URL before the load and the URL that answered after it (a redirect
 /// that loader followed itself is checked only once it answered).
 public struct FetchPolicy: Sendable, Hashable {
-    /// The URL schemes a fetch or redirect may use (lowercased), or `nil` for any the loader handles (an app's
-    /// loader may read `file:` or a scheme of its own). ``service`` allows `http` and `https`; a service that
-    /// must not send anything in clear text keeps `https` alone.
+    /// The URL schemes a fetch or redirect may use (compared without case), or `nil` for any the loader handles
+    /// (an app's loader may read `file:` or a scheme of its own). ``service`` allows `http` and `https`; a
+    /// service that must not send anything in clear text keeps `https` alone.
     public var allowedSchemes: Set<String>?
     /// The hosts a fetch or redirect may name, or `nil` for any. An entry matches that host exactly
-    /// (`cdn.example.com`), or with a leading dot every host under it as well (`.example.com`).
+    /// (`cdn.example.com`), or with a leading dot every host under it as well (`.example.com`); names compare
+    /// without case or a trailing dot.
     public var allowedHosts: Set<String>?
     /// Hosts refused whatever ``allowedHosts`` says, written as its entries are.
     public var refusedHosts: Set<String>
@@ -72,9 +73,9 @@ public struct FetchPolicy: Sendable, Hashable {
         maxRedirects: Int = 10,
         maxConnectionsPerHost: Int? = nil
     ) {
-        self.allowedSchemes = allowedSchemes.map { Set($0.map { $0.lowercased() }) }
-        self.allowedHosts = allowedHosts.map { Set($0.map(Self.normalizedHost)) }
-        self.refusedHosts = Set(refusedHosts.map(Self.normalizedHost))
+        self.allowedSchemes = allowedSchemes
+        self.allowedHosts = allowedHosts
+        self.refusedHosts = refusedHosts
         self.refusedAddresses = refusedAddresses
         self.allowedAddressRanges = allowedAddressRanges
         self.maxRedirects = max(0, maxRedirects)

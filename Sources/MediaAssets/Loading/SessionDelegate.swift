@@ -129,7 +129,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     private let tasks = Mutex<[Int: Transfer]>([:])
-    /// Where the session delivers callbacks (an OperationQueue holds its underlying queue unowned).
+    /// Where the session delivers callbacks (an OperationQueue holds its underlying queue unowned), and where
+    /// tasks are cancelled from.
     let callbackQueue = DispatchQueue(label: "MediaAssets.URLSessionLoader.callbacks")
 
     func begin(_ task: URLSessionDataTask, consumer: Consumer, maxResponseSize: Int) {
@@ -179,7 +180,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             tasks[dataTask.taskIdentifier] = transfer
             return (tooLarge, head)
         }
+        // URLSession on Linux ignores the disposition: a response refused here is cancelled, not left running.
         completionHandler(tooLarge ? .cancel : .allow)
+        if tooLarge { cancel(dataTask) }
         if let (continuation, value) = head { continuation.resume(returning: .answered(value)) }
     }
 
@@ -191,8 +194,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         case .nothing: break
         case .progress(let handler, let progress): handler(progress)
         case .piece(let body): body.yield(data)
-        case .tooLarge: dataTask.cancel()
+        case .tooLarge: cancel(dataTask)
         }
+    }
+
+    /// Cancels `task` from the delegate's own queue, never from the caller's thread.
+    ///
+    /// `URLSessionTask.cancel()` in swift-corelibs-foundation 6.3 waits for the session's work queue
+    /// (`workQueue.sync`, made asynchronous in later versions for the deadlock this avoids): called from a task's
+    /// cancellation handler, which the Swift runtime runs holding that task's status lock, or from a progress
+    /// handler that cancels its own ask, it would block a thread on the session. Every cancellation of the loader
+    /// goes through here.
+    func cancel(_ task: URLSessionTask) {
+        callbackQueue.async { task.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {

@@ -73,7 +73,9 @@ public final class URLSessionLoader: DataLoading {
     }
 
     deinit {
-        if ownsSession { session.invalidateAndCancel() }
+        // Off the caller's thread: the last reference may go on the session's own thread, which invalidation
+        // waits for.
+        if ownsSession { delegate.callbackQueue.async { [session] in session.invalidateAndCancel() } }
     }
 
     private static func makeSession(_ configuration: URLSessionConfiguration, _ delegate: SessionDelegate) -> URLSession
@@ -128,10 +130,10 @@ public final class URLSessionLoader: DataLoading {
             let (body, bodyContinuation) = AsyncThrowingStream<Data, Error>.makeStream()
             var abandon: (@Sendable () -> Void)?
             let outcome = try await transfer(wire) { continuation, task in
-                bodyContinuation.onTermination = { termination in
-                    if case .cancelled = termination { task.cancel() }
+                bodyContinuation.onTermination = { [delegate] termination in
+                    if case .cancelled = termination { delegate.cancel(task) }
                 }
-                abandon = { task.cancel() }
+                abandon = { [delegate] in delegate.cancel(task) }
                 return .streaming(head: continuation, body: bodyContinuation, url: url)
             }
             return outcome.map { head in StreamedResponse(head: head, body: ResponseBody(body, abandon: abandon)) }
@@ -201,7 +203,7 @@ public final class URLSessionLoader: DataLoading {
                 start.isCancelled = true
                 return start.isStarted
             }
-            if started { task.cancel() }
+            if started { delegate.cancel(task) }
         }
     }
 }
