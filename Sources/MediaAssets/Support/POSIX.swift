@@ -117,11 +117,25 @@ enum POSIX {
         defer { closedir(directory) }
         var names: [String] = []
         while let item = readdir(directory) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            let name = withName(of: item) { name, _ in String(cString: name) }
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// Calls `body` with the NUL-terminated name of the directory entry `item` and its bytes (without
+    /// the NUL), read within the entry's record.
+    ///
+    /// `d_name` is declared as 256 bytes, but a record returned by `readdir` holds only its name, its
+    /// NUL and padding up to `d_reclen`: loading `item.pointee` (or `d_name` whole) copies past a short
+    /// record, which at the end of the stream's buffer is past the end of a mapped page.
+    static func withName<T>(
+        of item: UnsafePointer<dirent>, _ body: (UnsafePointer<CChar>, UnsafeRawBufferPointer) throws -> T
+    ) rethrows -> T {
+        let nameOffset = MemoryLayout<dirent>.offset(of: \.d_name)!
+        let recordLength = Int(item.pointer(to: \.d_reclen)!.pointee)
+        let name = (UnsafeRawPointer(item) + nameOffset).assumingMemoryBound(to: CChar.self)
+        let length = strnlen(name, max(0, recordLength - nameOffset))
+        return try body(name, UnsafeRawBufferPointer(start: name, count: length))
     }
 }

@@ -42,9 +42,7 @@ extension DiskCache {
         let directory = dirfd(stream)
         var found: [ScannedFile] = []
         while let item = readdir(stream) {
-            withUnsafeBytes(of: item.pointee.d_name) { raw in
-                let cName = raw.bindMemory(to: CChar.self).baseAddress!
-                let bytes = UnsafeRawBufferPointer(start: raw.baseAddress, count: strlen(cName))
+            POSIX.withName(of: item) { cName, bytes in
                 guard let name = EntryName(fileName: bytes) else {
                     if bytes.count > 4, bytes.suffix(4).elementsEqual(Self.temporarySuffix.utf8) {
                         unlinkat(directory, cName, 0)
