@@ -1,3 +1,4 @@
+import CMediaAssetsIO
 import Foundation
 
 #if canImport(Glibc)
@@ -5,22 +6,39 @@ import Glibc
 #endif
 
 extension DiskCache {
-    /// Reads, checks and returns the entry for `key`; runs on the read queue.
-    func readEntry(forKey key: CacheKey) throws -> CacheEntry? {
+    /// What a read came to: the entry (nil for a miss), or that it would have had to wait for the disk.
+    enum ReadOutcome {
+        case found(CacheEntry?)
+        case wouldBlock
+
+        /// The entry of a read that was allowed to block (which never says `.wouldBlock`).
+        var entry: CacheEntry? {
+            guard case .found(let entry) = self else { return nil }
+            return entry
+        }
+    }
+
+    /// Reads, checks and returns the entry for `key`.
+    ///
+    /// With `mayBlock` false (on the caller's thread) it reads only a file no larger than
+    /// `Configuration.inlineReadLimit` whose path and bytes the kernel holds in memory, and says
+    /// `.wouldBlock` otherwise, having changed nothing; with `mayBlock` true (on an I/O thread) it reads
+    /// whatever is there.
+    func readEntry(forKey key: CacheKey, mayBlock: Bool) throws -> ReadOutcome {
         let name = EntryName(key: key)
         guard let record = state.withLock({ $0.records.record(for: name) }) else {
-            return miss()
+            return .found(miss())
         }
-        // Without an access-time update: the cache keeps its own (the modification time, in batches);
-        // the kernel's would dirty the file's inode on every read after each batch. EPERM: not our file.
-        var descriptor = withFilePath(name) { open($0, O_RDONLY | O_CLOEXEC | Self.noAccessTime) }
-        if descriptor < 0, errno == EPERM { descriptor = withFilePath(name) { open($0, O_RDONLY | O_CLOEXEC) } }
-        guard descriptor >= 0 else {
-            if errno == ENOENT {
-                forgetMissingFile(name, inode: record.inode)
-                return miss()
-            }
-            throw AssetsError.readFailed(key: key, path: filePath(name), reason: errnoDescription())
+        if !mayBlock, record.size > configuration.inlineReadLimit { return .wouldBlock }
+        let descriptor: Int32
+        switch openEntryFile(name, mayBlock: mayBlock) {
+        case .opened(let opened): descriptor = opened
+        case .wouldBlock: return .wouldBlock
+        case .failed(ENOENT):
+            forgetMissingFile(name, inode: record.inode)
+            return .found(miss())
+        case .failed(let code):
+            throw AssetsError.readFailed(key: key, path: filePath(name), reason: errnoDescription(code))
         }
         defer { POSIX.closeDescriptor(descriptor) }
         let info: stat
@@ -31,10 +49,11 @@ extension DiskCache {
         } catch {
             throw AssetsError.readFailed(key: key, path: filePath(name), reason: error.description)
         }
+        if !mayBlock, fileSize > configuration.inlineReadLimit { return .wouldBlock }
         let largestFile = max(configuration.sizeLimit, EntryFile.smallestFixedHeaderLength)
         guard fileSize >= EntryFile.smallestFixedHeaderLength, fileSize <= largestFile else {
             removeIfUnchanged(name, descriptor)
-            return miss()
+            return .found(miss())
         }
 
         // One allocation and one read for the whole file; the entry's Data adopts the buffer
@@ -44,7 +63,14 @@ extension DiskCache {
         defer { if !adopted { buffer.deallocate() } }
         let readCount: Int
         do {
-            readCount = try POSIX.read(descriptor, into: buffer, count: fileSize, offset: 0)
+            if mayBlock {
+                readCount = try POSIX.read(descriptor, into: buffer, count: fileSize, offset: 0)
+            } else {
+                guard let cached = readWithoutWaiting(descriptor, into: buffer, count: fileSize) else {
+                    return .wouldBlock
+                }
+                readCount = cached
+            }
         } catch {
             throw AssetsError.readFailed(key: key, path: filePath(name), reason: error.description)
         }
@@ -62,14 +88,14 @@ extension DiskCache {
             }
         } catch {
             removeIfUnchanged(name, descriptor)
-            return miss()
+            return .found(miss())
         }
 
         let now = configuration.now()
         var metadata = header.metadata
         if let expires = metadata.expires, expires <= now {
             removeIfUnchanged(name, descriptor)
-            return miss()
+            return .found(miss())
         }
         metadata.lastAccess = now
         let data: Data
@@ -84,7 +110,7 @@ extension DiskCache {
         }
         let expiry = DiskIndex.Expiry(metadata.expires)
         recordHit(name, at: now, expiry: expiry, key: key, partition: metadata.partition, inode: UInt64(info.st_ino))
-        return CacheEntry(data: data, metadata: metadata)
+        return .found(CacheEntry(data: data, metadata: metadata))
     }
 
     /// `O_NOATIME` (Linux), which Swift does not import.
@@ -94,7 +120,65 @@ extension DiskCache {
     static let noAccessTime: Int32 = 0
     #endif
 
-    private func miss() -> CacheEntry? {
+    enum OpenOutcome {
+        case opened(Int32)
+        case wouldBlock
+        case failed(Int32)
+    }
+
+    /// Opens the entry file `name` for reading, relative to the directory; without `mayBlock`, only if
+    /// its path resolves from the kernel's caches (no directory or inode read from the disk).
+    ///
+    /// Without an access-time update: the cache keeps its own (the modification time, in batches); the
+    /// kernel's would dirty the file's inode on every read after each batch. EPERM: not our file.
+    private func openEntryFile(_ name: EntryName, mayBlock: Bool) -> OpenOutcome {
+        withFileName(name) { fileName in
+            for flags in [Self.noAccessTime, 0] {
+                let descriptor: Int32
+                if mayBlock {
+                    descriptor = openat(directoryDescriptor, fileName, O_RDONLY | O_CLOEXEC | flags)
+                } else {
+                    guard readsWithoutWaiting.load(ordering: .relaxed) else { return .wouldBlock }
+                    descriptor = ma_open_cached(directoryDescriptor, fileName, flags)
+                }
+                if descriptor >= 0 { return .opened(descriptor) }
+                let code = errno
+                switch code {
+                case EPERM where flags != 0: continue
+                case EAGAIN where !mayBlock: return .wouldBlock
+                case ENOSYS where !mayBlock, EINVAL where !mayBlock:
+                    readsWithoutWaiting.store(false, ordering: .relaxed)
+                    return .wouldBlock
+                default: return .failed(code)
+                }
+            }
+            return .failed(EPERM)
+        }
+    }
+
+    /// Reads the whole file only from the page cache: the bytes read, or nil if any part would have to
+    /// come from the disk (or the system cannot tell).
+    private func readWithoutWaiting(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Int? {
+        var done = 0
+        while done < count {
+            let result = ma_pread_nowait(descriptor, buffer + done, count - done, off_t(done))
+            if result > 0 {
+                done += result
+                continue
+            }
+            if result == 0 { break }
+            switch errno {
+            case EINTR: continue
+            case EOPNOTSUPP, ENOSYS, EINVAL:
+                readsWithoutWaiting.store(false, ordering: .relaxed)
+                return nil
+            default: return nil
+            }
+        }
+        return done
+    }
+
+    func miss() -> CacheEntry? {
         state.withLock { $0.statistics.misses += 1 }
         return nil
     }
