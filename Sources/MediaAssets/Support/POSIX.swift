@@ -58,6 +58,19 @@ enum POSIX {
         }
     }
 
+    /// Writes all of `bytes` at `offset` (`pwrite`, resumed after a short write).
+    static func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int) throws(Failure) {
+        var done = 0
+        while done < bytes.count {
+            let result = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw Failure(call: "pwrite", code: errno)
+            }
+            done += result
+        }
+    }
+
     /// Closes a descriptor; returns 0 or -1 with `errno` set, as `close(2)` does.
     @discardableResult
     static func closeDescriptor(_ descriptor: Int32) -> Int32 {

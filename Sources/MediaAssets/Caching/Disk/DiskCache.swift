@@ -8,12 +8,14 @@ import Glibc
 
 /// A persistent cache of one file per entry in a directory this instance owns.
 ///
-/// - Each file is named by a hash of the key and holds a header (the full key, metadata, a
-///   checksum) then the bytes; a read checks the key and checksum, so a collision, a torn or a
-///   corrupt file is a miss, and the file is removed. The whole-body checksum is verified on the
-///   first read of each file; files are replaced, never changed in place, so repeated hits of the
-///   same file check its header, lengths and key only and cost little more than a plain read.
+/// - Each file is named by a hash of the key and holds a header (the full key, two metadata slots, a
+///   checksum of the body) then the bytes; a read checks the key and checksums, so a collision, a
+///   torn or a corrupt file is a miss, and the file is removed. The body checksum is verified on the
+///   first read of each file; a file's bytes are never changed in place, so repeated hits of the same
+///   file check its header, metadata slot and key only and cost little more than a plain read.
 /// - A write goes to a temporary file then `rename`s into place: a crash never exposes a torn entry.
+///   A metadata update (a 304) rewrites only the spare metadata slot, in place: a crash or a reader
+///   sees the old metadata or the new, whole (see `EntryFile`).
 /// - The size limit holds after every write: a write that passes it evicts least recently used
 ///   files down to the low-water mark.
 /// - An in-memory index (size, last access; about 70 bytes an entry) is rebuilt at open from `stat`

@@ -97,6 +97,18 @@ struct DiskIndex {
         return unsavedAccess.record(name, at: date)
     }
 
+    /// Records a metadata update of `name` (the file with `inode`) at `date`: its expiry and identity,
+    /// and a use whose time the file's modification time already holds. Nothing if the index no longer
+    /// describes that file.
+    mutating func _refresh(_ name: EntryName, at date: Date, expiry: Expiry, identity: Identity, inode: UInt64) {
+        guard var record = records.record(for: name), record.inode == inode else { return }
+        record.lastAccess = date
+        record.expiry = expiry
+        records.set(record, for: name)
+        identities[name] = identity
+        unsavedAccess.forget(name)
+    }
+
     /// Records what a header read taught about `name`, if the index still describes that file.
     mutating func _learn(_ name: EntryName, expiry: Expiry, identity: Identity?, inode: UInt64) {
         guard var record = records.record(for: name), record.inode == inode else { return }

@@ -17,9 +17,9 @@ struct DiskRecords {
         /// The inode of the file the record describes; a reader that opened an older file (replaced
         /// since) must not write its findings onto this record.
         var inode: UInt64
-        /// Whether a read verified this file's whole-body checksum. Files are only ever replaced
-        /// (a new inode and record), never changed in place, so later reads of the same file check
-        /// the header and key but not the whole body.
+        /// Whether a read verified this file's body checksum. A file's bytes are only ever replaced
+        /// (a new inode and record), never changed in place (a metadata update rewrites a slot of its
+        /// header only), so later reads of the same file check the header and key but not the body.
         var isVerified: Bool
     }
 
