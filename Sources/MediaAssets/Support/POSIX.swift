@@ -124,6 +124,17 @@ enum POSIX {
         return Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
     }
 
+    /// The status change time of a `stat` result: set by the kernel on every change to the file, its
+    /// contents or its times, and never settable by a program.
+    static func statusChangeDate(_ info: stat) -> Date {
+        #if canImport(Darwin)
+        let time = info.st_ctimespec
+        #else
+        let time = info.st_ctim
+        #endif
+        return Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
+    }
+
     /// The names in a directory (excluding `.` and `..`).
     static func directoryNames(_ path: String) throws(Failure) -> [String] {
         guard let directory = opendir(path) else { throw Failure(call: "opendir", code: errno) }

@@ -19,7 +19,8 @@ extension DiskCache {
     /// Runs on the write queue, like every change to the directory.
     func replaceMetadata(_ metadata: CacheMetadata, forKey key: CacheKey) throws -> Bool {
         let name = EntryName(key: key)
-        guard state.withLock({ $0.records.record(for: name) != nil }) else { return false }
+        // While the pass at open runs, a name without a record is looked up in its file.
+        guard state.withLock({ $0.records.record(for: name) != nil || !$0.isComplete }) else { return false }
         let path = filePath(name)
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -67,7 +68,7 @@ extension DiskCache {
         POSIX.setModificationTime(descriptor, now)
         state.withLock { index in
             index._refresh(
-                name, at: now, expiry: DiskIndex.Expiry(metadata.expires),
+                name, size: Int(info.st_size), at: now, expiry: DiskIndex.Expiry(metadata.expires),
                 identity: DiskIndex.Identity(key: key, partition: metadata.partition), inode: UInt64(info.st_ino))
         }
         return true

@@ -23,19 +23,19 @@ extension DiskCache {
     /// With `mayBlock` false (on the caller's thread) it reads only a file no larger than
     /// `Configuration.inlineReadLimit` whose path and bytes the kernel holds in memory, and says
     /// `.wouldBlock` otherwise, having changed nothing; with `mayBlock` true (on an I/O thread) it reads
-    /// whatever is there.
+    /// whatever is there. While the pass at open runs, a name without a record is looked up in its file
+    /// (a miss costs an `open`); after it, the index answers misses alone.
     func readEntry(forKey key: CacheKey, mayBlock: Bool) throws -> ReadOutcome {
         let name = EntryName(key: key)
-        guard let record = state.withLock({ $0.records.record(for: name) }) else {
-            return .found(miss())
-        }
-        if !mayBlock, record.size > configuration.inlineReadLimit { return .wouldBlock }
+        let (record, isIndexed) = state.withLock { ($0.records.record(for: name), $0.isComplete) }
+        guard record != nil || !isIndexed else { return .found(miss()) }
+        if !mayBlock, let record, record.size > configuration.inlineReadLimit { return .wouldBlock }
         let descriptor: Int32
         switch openEntryFile(name, mayBlock: mayBlock) {
         case .opened(let opened): descriptor = opened
         case .wouldBlock: return .wouldBlock
         case .failed(ENOENT):
-            forgetMissingFile(name, inode: record.inode)
+            if let record { forgetMissingFile(name, inode: record.inode) }
             return .found(miss())
         case .failed(let code):
             throw AssetsError.readFailed(key: key, path: filePath(name), reason: errnoDescription(code))
@@ -79,8 +79,8 @@ extension DiskCache {
         do {
             guard readCount == fileSize else { throw EntryFile.Corruption.tooShort }
             header = try EntryFile.decodeHeader(bytes, fileSize: fileSize, expectedKey: key.rawValue)
-            // The whole-body checksum is checked once per file (see DiskIndex.Record.isVerified).
-            if !(record.isVerified && record.inode == UInt64(info.st_ino)) {
+            // The body checksum is checked once per file (see DiskIndex.Record.isVerified).
+            if !(record?.isVerified == true && record?.inode == UInt64(info.st_ino)) {
                 try EntryFile.verify(
                     header: header, headerBytes: bytes,
                     body: UnsafeRawBufferPointer(rebasing: bytes[header.headerLength...])
@@ -109,7 +109,9 @@ extension DiskCache {
             adopted = true
         }
         let expiry = DiskIndex.Expiry(metadata.expires)
-        recordHit(name, at: now, expiry: expiry, key: key, partition: metadata.partition, inode: UInt64(info.st_ino))
+        recordHit(
+            name, at: now, expiry: expiry, key: key, partition: metadata.partition, inode: UInt64(info.st_ino),
+            size: fileSize, indexed: record != nil)
         return .found(CacheEntry(data: data, metadata: metadata))
     }
 
@@ -183,16 +185,19 @@ extension DiskCache {
         return nil
     }
 
+    /// Counts a hit and marks the file used; a file read without a record (the pass at open had not
+    /// reached it) gets one.
     private func recordHit(
         _ name: EntryName, at date: Date, expiry: DiskIndex.Expiry, key: CacheKey, partition: LRUCacheType?,
-        inode: UInt64
+        inode: UInt64, size: Int, indexed: Bool
     ) {
         let shouldSave = state.withLock { index -> Bool in
             index.statistics.hits += 1
-            return index._touch(
-                name, at: date, expiry: expiry, identity: DiskIndex.Identity(key: key, partition: partition),
-                inode: inode
-            )
+            let identity = DiskIndex.Identity(key: key, partition: partition)
+            if !indexed, index.records.record(for: name) == nil {
+                return index._adoptRead(name, size: size, at: date, expiry: expiry, identity: identity, inode: inode)
+            }
+            return index._touch(name, at: date, expiry: expiry, identity: identity, inode: inode)
         }
         if shouldSave {
             writeQueue.async { [self] in

@@ -18,10 +18,11 @@ import Glibc
 ///   sees the old metadata or the new, whole (see `EntryFile`).
 /// - The size limit holds after every write: a write that passes it evicts least recently used
 ///   files down to the low-water mark.
-/// - An in-memory index (size, last access; about 70 bytes an entry) is rebuilt at open from `stat`
-///   of the files, without reading them, or read from the snapshot a clean close of a large cache
-///   saved (`.index`, trusted only if nothing changed since: see `DiskCache+Snapshot.swift`); misses
-///   are answered from it without touching the disk. Last-access times stay
+/// - An in-memory index (size, last access; about 70 bytes an entry) is built at open, in the
+///   background, from the snapshot a clean close of a large cache saved (`.index`, see
+///   `DiskCache+Snapshot.swift`) and `stat` of every file, without reading them (see `DiskIndex`):
+///   opening returns at once, and until the pass ends a key not indexed yet is read from its file.
+///   Then misses are answered from the index without touching the disk. Last-access times stay
 ///   in memory (an `AccessTimeBatch`, shared with the SQLite backend) and are written to the files'
 ///   modification times lazily (in batches, and on `flushAccessTimes()` and deinit) — never a
 ///   write per read.
@@ -49,8 +50,9 @@ public final class DiskCache: CacheBackend {
         /// The clock for expiry and last access; tests pass their own.
         public var now: @Sendable () -> Date
         /// The number of entries from which `close()` saves the index to a snapshot file (`.index`),
-        /// so that the next open reads it instead of `stat`ing every file. Scanning a few thousand
-        /// files costs milliseconds; a million, seconds.
+        /// so that the next open has the index (recency, learnt expiries) at once, while the pass at open
+        /// checks it against the files. Scanning a few thousand files costs milliseconds; a million,
+        /// seconds. A close before the pass at open has ended saves none.
         public var indexSnapshotMinimumCount: Int
         /// The most bytes of files (headers included) pinned entries may take, within `sizeLimit`. Opening
         /// with a lower quota than what is pinned keeps the pinned files; pinned stores fail until
@@ -61,6 +63,9 @@ public final class DiskCache: CacheBackend {
         /// cannot wait for the disk and costs the caller no more than copying those bytes. Larger files,
         /// and any read that would wait, go to the I/O threads (one hand-off). 0 sends every read there.
         public var inlineReadLimit: Int
+        /// Called on the pass at open between listing the directory and reconciling the index with it
+        /// (tests hold the pass there to store and remove meanwhile).
+        var indexPassWillReconcile: (@Sendable () -> Void)?
 
         /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %, and
         /// the pinned quota a quarter of the limit (at most the limit).
@@ -130,15 +135,18 @@ public final class DiskCache: CacheBackend {
     let readsWithoutWaiting: Atomic<Bool>
     /// Where reads that may wait for the disk run.
     let io = IOExecutor.shared
+    /// Opens when the pass at open has ended (or the cache closed): whole-cache operations wait for it.
+    let indexed = Gate()
     // Default QoS, like the tasks that await it: a queue of another QoS class parks and wakes
     // threads on every hop (about 15 µs a write here, measured).
     let writeQueue = DispatchQueue(label: "MediaAssets.DiskCache.write")
 
-    /// Opens (creating if needed) the cache in `configuration.directory`.
+    /// Opens (creating if needed) the cache in `configuration.directory`, at once: the index is built in
+    /// the background (see `waitUntilIndexed()`).
     ///
-    /// Opening reads the index snapshot the last clean `close()` left (large caches), or else lists
-    /// the directory and `stat`s each entry file (no entry file is read): about a millisecond per
-    /// thousand entries with a warm page cache.
+    /// The pass at open reads the index snapshot the last clean `close()` left (large caches) and
+    /// reconciles it with the directory, listing it and `stat`ing each entry file (no entry file is read):
+    /// about a millisecond per thousand entries with a warm page cache.
     ///
     /// - Throws: `AssetsError.directoryUnavailable` if the directory cannot be created or written,
     ///   `AssetsError.directoryLocked` if another `DiskCache` owns it.
@@ -161,10 +169,11 @@ public final class DiskCache: CacheBackend {
         #else
         self.readsWithoutWaiting = Atomic(false)
         #endif
-        // Built here rather than on a queue, so no read ever waits for it on a pool thread; the pins
-        // first, so that a sweep at open (the limit was lowered) skips pinned files.
+        // The clean mark is taken (and erased) before anything may change the directory; the pins are read
+        // before the pass, whose sweep at its end (the limit was lowered) skips pinned files.
+        let mark = takeCleanMark(lock: lock)
         loadPins()
-        loadIndex()
+        startIndexing(mark: mark)
     }
 
     /// Opens (creating if needed) a cache in `directory` with a size limit in bytes.
@@ -177,13 +186,29 @@ public final class DiskCache: CacheBackend {
         POSIX.closeDescriptor(directoryDescriptor)
     }
 
-    /// Saves last-access times (and, for a large cache, the index snapshot) and releases the
-    /// directory; later calls throw `AssetsError.closed`.
+    /// Saves last-access times (and, for a large cache whose index is complete, the index snapshot) and
+    /// releases the directory; later calls throw `AssetsError.closed`. A pass at open still running
+    /// stops.
     ///
     /// Deinit does the same; call this when another instance must open the directory right away.
     public func close() async {
         _ = try? await onQueue(writeQueue) { [self] in releaseLock() }
+        indexed.open()
     }
+
+    /// Returns once the pass at open has reconciled the index with the directory (at once if it has):
+    /// from then on every file is indexed, and the count and bytes agree with the files.
+    ///
+    /// Opening returns at once and the cache serves meanwhile: a key not indexed yet is looked up in its
+    /// file. Whole-cache operations (`statistics()`, `removeEntries(_:)`, `removeExpired()`,
+    /// `storedKeys(batchSize:)`, pinning an asset) wait for this themselves. After a crash, at a million
+    /// entries, the pass takes seconds (see the `disk-scale` benchmark rows).
+    public func waitUntilIndexed() async {
+        await indexed.wait()
+    }
+
+    /// Whether the pass at open has ended.
+    public var isIndexed: Bool { state.withLock { $0.isComplete } }
 
     // MARK: CacheBackend
 
@@ -233,6 +258,7 @@ public final class DiskCache: CacheBackend {
     /// too, in one job on the write queue, deciding from the index and the files' headers (never their
     /// bodies).
     public func removeEntries(_ selection: EntrySelection) async throws {
+        await waitUntilIndexed()
         try await onQueue(writeQueue) { [self] in try removeSelectedFiles(selection) }
     }
 
@@ -243,12 +269,15 @@ public final class DiskCache: CacheBackend {
 
     /// Removes files whose entries have expired, reading the headers of those whose expiry is unknown.
     public func removeExpired() async throws {
+        await waitUntilIndexed()
         try await onQueue(writeQueue) { [self] in try removeExpiredFiles() }
     }
 
-    /// A snapshot of the counters; `bytes` and `cost` are the files' total size.
+    /// A snapshot of the counters; `bytes` and `cost` are the files' total size (after the pass at open:
+    /// see `waitUntilIndexed()`).
     public func statistics() async -> CacheStatistics {
-        (try? await onQueue(writeQueue) { [self] in snapshot() }) ?? CacheStatistics()
+        await waitUntilIndexed()
+        return (try? await onQueue(writeQueue) { [self] in snapshot() }) ?? CacheStatistics()
     }
 
     /// Writes the last-access times held in memory to the files' modification times.
@@ -291,12 +320,14 @@ public final class DiskCache: CacheBackend {
 
     /// Checks the index's structure and the size limit; tests call this after every mutation.
     public func _checkInvariants() async {
+        await waitUntilIndexed()
         _ = try? await onQueue(writeQueue) { [self] in
             state.withLock { index in
                 index.records._checkInvariants()
                 precondition(index.totalBytes <= configuration.sizeLimit, "disk cache over its size limit")
                 precondition(index.unsavedAccess.pending.keys.allSatisfy { index.records.record(for: $0) != nil })
                 precondition(index.identities.keys.allSatisfy { index.records.record(for: $0) != nil })
+                precondition(isClosed || (index.isComplete && index.decided.isEmpty), "the pass at open did not end")
             }
         }
     }
@@ -356,4 +387,33 @@ public final class DiskCache: CacheBackend {
         }
     }
 
+}
+
+extension DiskCache {
+    /// A one-way gate: waiters wait until it opens, then everyone passes.
+    final class Gate: Sendable {
+        private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func wait() async {
+            guard !state.withLock({ $0.isOpen }) else { return }
+            await withCheckedContinuation { continuation in
+                let isOpen = state.withLock { state -> Bool in
+                    if !state.isOpen { state.waiters.append(continuation) }
+                    return state.isOpen
+                }
+                if isOpen { continuation.resume() }
+            }
+        }
+
+        /// The waiters now (for tests).
+        var waiterCount: Int { state.withLock { $0.waiters.count } }
+
+        func open() {
+            let waiters = state.withLock { state in
+                defer { state = (true, []) }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
 }
