@@ -124,6 +124,11 @@ private func measureDiskScale(entries count: Int) async throws -> ScaleFigures {
     // After a clean close: the pass starts from the snapshot. Freed memory is handed back before and after,
     // so that the resident growth is the index this open keeps.
     let coldOpen = dropPageCache() && coldList && coldScan
+    // The pass's thread and its allocator arena, a fixed cost, exist before measuring: an empty cache's
+    // pass starts them.
+    let empty = try DiskCache(directory: directory.appendingPathComponent("empty"))
+    await empty.waitUntilIndexed()
+    await empty.close()
     releaseFreeMemory()
     let residentBefore = residentBytes()
     let openStart = now()

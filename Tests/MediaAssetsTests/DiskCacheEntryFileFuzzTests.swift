@@ -18,8 +18,8 @@ struct DiskCacheEntryFileFuzzTests {
         let entry = CacheEntry(data: Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) }), metadata: metadata)
         let key: CacheKey = "https://example.com/a.png"
         switch version {
-        case 1: return VersionOneEntryFile.encode(key: key, entry: entry)
-        case 2: return VersionTwoEntryFile.encode(key: key, entry: entry)
+        case 1: return LegacyEntryFile.encode(version: 1, key: key, entry: entry)
+        case 2: return LegacyEntryFile.encode(version: 2, key: key, entry: entry)
         default: return EntryFile.encodeHeader(key: key, entry: entry) + Array(entry.data)
         }
     }

@@ -4,22 +4,24 @@ import Testing
 
 @testable import MediaAssets
 
-/// The entry-file encoder as it was in format version 1 (a 72-byte fixed part, no stale dates),
-/// kept so that tests can write the files an older release left in a cache directory.
-enum VersionOneEntryFile {
-    static func encode(key: CacheKey, entry: CacheEntry) -> [UInt8] {
+/// The entry-file encoder as it was in format versions 1 (a 72-byte fixed part, no stale dates) and 2
+/// (an 88-byte fixed part ending with the stale dates): one metadata block covered by one checksum of
+/// header and body. Tests write with it the files an older release left in a cache directory.
+enum LegacyEntryFile {
+    static func encode(version: UInt16, key: CacheKey, entry: CacheEntry) -> [UInt8] {
         let metadata = entry.metadata
         let fields: [String?] = [
             key.rawValue, metadata.etag, metadata.lastModified, metadata.contentType, metadata.partition?.rawValue,
         ]
         let strings = fields.map { Array(($0 ?? "").utf8) }
+        let fixedLength = version == 1 ? 72 : 88
         var header = [UInt8]()
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { header += $0 } }
         func append(_ date: Date?) { append((date?.timeIntervalSinceReferenceDate ?? .nan).bitPattern) }
         header += Array("MADC".utf8)
-        append(UInt16(1))
+        append(version)
         append(UInt16(0))
-        append(UInt32(72 + strings.reduce(0) { $0 + $1.count }))
+        append(UInt32(fixedLength + strings.reduce(0) { $0 + $1.count }))
         append(UInt32(strings[0].count))
         append(UInt64(entry.data.count))
         append(UInt64(0))
@@ -27,41 +29,10 @@ enum VersionOneEntryFile {
         append(metadata.expires)
         append(metadata.freshUntil)
         for string in strings.dropFirst() { append(UInt32(string.count)) }
-        header += strings.joined()
-        let checksum = entry.data.withUnsafeBytes { body in
-            XXHash64.hash(body, seed: header.withUnsafeBytes { XXHash64.hash($0) })
+        if version >= 2 {
+            append(metadata.staleWhileRevalidateUntil)
+            append(metadata.staleIfErrorUntil)
         }
-        withUnsafeBytes(of: checksum.littleEndian) { header.replaceSubrange(24..<32, with: $0) }
-        return header + Array(entry.data)
-    }
-}
-
-/// The entry-file encoder as it was in format version 2 (an 88-byte fixed part with the stale dates, one
-/// metadata block covered by one checksum of header and body), kept so that tests can write the files an
-/// older release left in a cache directory.
-enum VersionTwoEntryFile {
-    static func encode(key: CacheKey, entry: CacheEntry) -> [UInt8] {
-        let metadata = entry.metadata
-        let fields: [String?] = [
-            key.rawValue, metadata.etag, metadata.lastModified, metadata.contentType, metadata.partition?.rawValue,
-        ]
-        let strings = fields.map { Array(($0 ?? "").utf8) }
-        var header = [UInt8]()
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { header += $0 } }
-        func append(_ date: Date?) { append((date?.timeIntervalSinceReferenceDate ?? .nan).bitPattern) }
-        header += Array("MADC".utf8)
-        append(UInt16(2))
-        append(UInt16(0))
-        append(UInt32(88 + strings.reduce(0) { $0 + $1.count }))
-        append(UInt32(strings[0].count))
-        append(UInt64(entry.data.count))
-        append(UInt64(0))
-        append(metadata.created as Date?)
-        append(metadata.expires)
-        append(metadata.freshUntil)
-        for string in strings.dropFirst() { append(UInt32(string.count)) }
-        append(metadata.staleWhileRevalidateUntil)
-        append(metadata.staleIfErrorUntil)
         header += strings.joined()
         let checksum = entry.data.withUnsafeBytes { body in
             XXHash64.hash(body, seed: header.withUnsafeBytes { XXHash64.hash($0) })
@@ -93,9 +64,9 @@ struct DiskCacheEntryFileVersionTests {
         ]
         for (fileKey, entry) in files {
             let url = directory.url.appendingPathComponent(DiskCache.fileName(for: fileKey))
-            try Data(VersionOneEntryFile.encode(key: fileKey, entry: entry)).write(to: url)
+            try Data(LegacyEntryFile.encode(version: 1, key: fileKey, entry: entry)).write(to: url)
         }
-        #expect(VersionOneEntryFile.encode(key: "", entry: CacheEntry(data: Data())).count == 72)
+        #expect(LegacyEntryFile.encode(version: 1, key: "", entry: CacheEntry(data: Data())).count == 72)
 
         // When the cache opens the directory and reads the keys
         let cache = try DiskCache(directory: directory.url)
@@ -126,8 +97,10 @@ struct DiskCacheEntryFileVersionTests {
         metadata.staleWhileRevalidateUntil = Date(timeIntervalSinceReferenceDate: 800_000_000.25)
         let key: CacheKey = "https://example.com/two.png"
         let url = directory.url.appendingPathComponent(DiskCache.fileName(for: key))
-        try Data(VersionTwoEntryFile.encode(key: key, entry: CacheEntry(data: Data([5, 6]), metadata: metadata)))
-            .write(to: url)
+        try Data(
+            LegacyEntryFile.encode(version: 2, key: key, entry: CacheEntry(data: Data([5, 6]), metadata: metadata))
+        )
+        .write(to: url)
 
         // When the cache reads it, then every field reads back
         let cache = try DiskCache(directory: directory.url)
@@ -212,8 +185,8 @@ struct DiskCacheEntryFileVersionTests {
         // Given each version's file relabelled as each other version
         let entry = CacheEntry(data: Data([7]))
         let files: [UInt8: [UInt8]] = [
-            1: VersionOneEntryFile.encode(key: "k", entry: entry),
-            2: VersionTwoEntryFile.encode(key: "k", entry: entry),
+            1: LegacyEntryFile.encode(version: 1, key: "k", entry: entry),
+            2: LegacyEntryFile.encode(version: 2, key: "k", entry: entry),
             3: EntryFile.encodeHeader(key: "k", entry: entry) + [7],
         ]
         var relabelled: [[UInt8]] = []

@@ -126,6 +126,25 @@ struct DiskCacheMetadataTests {
         }
     }
 
+    @Test func aFileWithNoValidMetadataSlotIsAMissAndGoes() async throws {
+        // Given an entry whose two metadata slots are both damaged on disk
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cache = try DiskCache(directory: directory.url)
+        try await cache.store(CacheEntry(data: Data([1, 2]), metadata: Self.stale), forKey: "k")
+        let url = fileURL(cache, "k")
+        var bytes = try [UInt8](Data(contentsOf: url))
+        let slots = try #require(
+            try bytes.withUnsafeBytes { try EntryFile.decodeHeader($0, fileSize: bytes.count) }.slots)
+        for index in 0..<2 { bytes[slots.offset(of: index) + 30] ^= 0xFF }
+        try Data(bytes).write(to: url)
+
+        // When it is read, then it is a miss, and once the write queue has decided, the file is gone
+        #expect(try await cache.entry(forKey: "k") == nil)
+        #expect(await cache.statistics().count == 0)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
     @Test func aDamagedFileIsAMissAndGoesAndMetadataTooLongForTheSlotRewritesTheFile() async throws {
         // Given two entries, one of whose bodies is then damaged on disk
         let directory = try TemporaryDirectory()

@@ -117,22 +117,24 @@ enum POSIX {
     /// The modification time of a `stat` result.
     static func modificationDate(_ info: stat) -> Date {
         #if canImport(Darwin)
-        let time = info.st_mtimespec
+        date(info.st_mtimespec)
         #else
-        let time = info.st_mtim
+        date(info.st_mtim)
         #endif
-        return Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
     }
 
     /// The status change time of a `stat` result: set by the kernel on every change to the file, its
     /// contents or its times, and never settable by a program.
     static func statusChangeDate(_ info: stat) -> Date {
         #if canImport(Darwin)
-        let time = info.st_ctimespec
+        date(info.st_ctimespec)
         #else
-        let time = info.st_ctim
+        date(info.st_ctim)
         #endif
-        return Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
+    }
+
+    private static func date(_ time: timespec) -> Date {
+        Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
     }
 
     /// The names in a directory (excluding `.` and `..`).

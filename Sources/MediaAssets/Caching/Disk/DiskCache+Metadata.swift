@@ -75,7 +75,7 @@ extension DiskCache {
     }
 
     /// The header of an open entry file: its first bytes, then as many as it declares.
-    private func readHeaderBytes(_ descriptor: Int32, fileSize: Int) throws -> [UInt8] {
+    func readHeaderBytes(_ descriptor: Int32, fileSize: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: min(fileSize, 4_096))
         let count = try bytes.withUnsafeMutableBytes {
             try POSIX.read(descriptor, into: $0.baseAddress!, count: $0.count, offset: 0)

@@ -87,7 +87,9 @@ extension DiskCache {
                 )
             }
         } catch {
-            removeIfUnchanged(name, descriptor)
+            // No valid metadata slot can also mean two metadata updates ran while this read copied them:
+            // decided again on the write queue, where updates run.
+            removeIfUnchanged(name, descriptor, unlessHeaderDecodes: error as? EntryFile.Corruption == .noValidMetadata)
             return .found(miss())
         }
 
@@ -221,7 +223,8 @@ extension DiskCache {
     ///
     /// A duplicate of the open descriptor pins the file until the write queue decides, so its inode
     /// number cannot be reused by a newer file in between: equal inodes mean the same file.
-    private func removeIfUnchanged(_ name: EntryName, _ descriptor: Int32) {
+    /// With `unlessHeaderDecodes`, the file stays if its header decodes when read again there.
+    private func removeIfUnchanged(_ name: EntryName, _ descriptor: Int32, unlessHeaderDecodes: Bool = false) {
         let pinned = dup(descriptor)
         guard pinned >= 0 else { return }
         writeQueue.async { [self] in
@@ -229,6 +232,11 @@ extension DiskCache {
             guard !isClosed, let opened = try? POSIX.status(pinned), let current = POSIX.status(path: filePath(name)),
                 current.st_ino == opened.st_ino, current.st_dev == opened.st_dev
             else { return }
+            if unlessHeaderDecodes, let bytes = try? readHeaderBytes(pinned, fileSize: Int(opened.st_size)),
+                (try? bytes.withUnsafeBytes { try EntryFile.decodeHeader($0, fileSize: Int(opened.st_size)) }) != nil
+            {
+                return
+            }
             try? removeFile(named: name)
         }
     }
