@@ -34,8 +34,11 @@ let package = Package(
         // Declarations of libwebp, libwebpdemux, giflib and libheif, loaded at run time (nothing linked)
         .target(name: "CDynamicCodecs"),
 
+        // Two Linux system calls of the disk cache's non-blocking reads, and a thread name (no library)
+        .target(name: "CMediaAssetsIO"),
+
         // Core and media modules
-        .target(name: "MediaAssets"),
+        .target(name: "MediaAssets", dependencies: ["CMediaAssetsIO"]),
         .target(name: "MediaAssetsImage", dependencies: ["MediaAssets", "CJPEG", "CPNG", "CDynamicCodecs"]),
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "MediaAssetsImage", "CZlib"]),
         .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),

@@ -16,6 +16,9 @@ func runWriter(_ arguments: WriterArguments) async throws {
     // With --pin-every N, every Nth key is pinned before it is stored (again each run: pinning what
     // is pinned does nothing), so kills also land in pins and pinned stores.
     let pinEvery = try arguments.int("pin-every", default: 0)
+    // With --remove-every N, the key before every Nth is removed after it (unless pinned), so kills also
+    // land in removals and the cache holds absent keys whose files come and go.
+    let removeEvery = try arguments.int("remove-every", default: 0)
     if pinEvery > 0 {
         for index in stride(from: 0, to: keys, by: pinEvery) {
             try await backend.pin(.key(WriterPayload.key(writer: writer, index: index)))
@@ -37,6 +40,12 @@ func runWriter(_ arguments: WriterArguments) async throws {
             next[index] = version + 1
             if index % 3 == 0, let read = try await backend.entry(forKey: key)?.data, read != value {
                 throw WriterFailure("\(key) read back wrong right after its store")
+            }
+            let removed = index - 1
+            if removeEvery > 0, index % removeEvery == removeEvery - 1, removed >= 0,
+                pinEvery == 0 || removed % pinEvery != 0
+            {
+                try await backend.removeEntry(forKey: WriterPayload.key(writer: writer, index: removed))
             }
         }
     }
@@ -82,6 +91,11 @@ func runVerifier(_ arguments: WriterArguments) async throws -> Bool {
     }
     let statistics = await backend.statistics()
     if statistics.bytes > limit { failures.append("the cache holds \(statistics.bytes) bytes, over \(limit)") }
+    if backend is DiskCache, let disk = entryFiles(in: path), disk != (statistics.count, statistics.bytes) {
+        failures.append(
+            "the index counts \(statistics.count) entries of \(statistics.bytes) bytes, the directory holds "
+                + "\(disk.count) files of \(disk.bytes) bytes")
+    }
     if pinEvery > 0, statistics.pinnedCount > writers * ((keys + pinEvery - 1) / pinEvery) {
         failures.append("\(statistics.pinnedCount) entries are pinned, more than the pinned keys")
     }
@@ -92,4 +106,17 @@ func runVerifier(_ arguments: WriterArguments) async throws -> Bool {
     // A clean close: the disk cache saves its index snapshot, which the next cycle's writer opens from.
     await (backend as? DiskCache)?.close()
     return failures.isEmpty
+}
+
+/// The entry files (32 hex digits) in a disk cache's directory and their total size.
+func entryFiles(in path: String) -> (count: Int, bytes: Int)? {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return nil }
+    var total = (count: 0, bytes: 0)
+    for name in names where name.count == 32 && name.allSatisfy(\.isHexDigit) {
+        var info = stat()
+        guard stat(path + "/" + name, &info) == 0 else { continue }
+        total.count += 1
+        total.bytes += Int(info.st_size)
+    }
+    return total
 }

@@ -7,9 +7,9 @@ import Testing
 /// Deterministic mutations of real entry files through `fuzzDiskEntryFile`, which must not crash.
 @Suite("DiskCache entry-file parser under mutation")
 struct DiskCacheEntryFileFuzzTests {
-    /// A valid file in format `version` (1, as an older release wrote it, or 2): a header with every
-    /// field set, then the body.
-    static func validFile(version: Int = 2) -> [UInt8] {
+    /// A valid file in format `version` (1 or 2, as an older release wrote it, or 3): a header with
+    /// every field set, then the body.
+    static func validFile(version: Int = 3) -> [UInt8] {
         let metadata = CacheMetadata(
             expires: Date(timeIntervalSinceReferenceDate: 9_000), etag: "\"e\"", lastModified: "yesterday",
             contentType: "image/png", staleWhileRevalidateUntil: Date(timeIntervalSinceReferenceDate: 8_000),
@@ -17,8 +17,11 @@ struct DiskCacheEntryFileFuzzTests {
         )
         let entry = CacheEntry(data: Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) }), metadata: metadata)
         let key: CacheKey = "https://example.com/a.png"
-        if version == 1 { return VersionOneEntryFile.encode(key: key, entry: entry) }
-        return EntryFile.encodeHeader(key: key, entry: entry) + Array(entry.data)
+        switch version {
+        case 1: return LegacyEntryFile.encode(version: 1, key: key, entry: entry)
+        case 2: return LegacyEntryFile.encode(version: 2, key: key, entry: entry)
+        default: return EntryFile.encodeHeader(key: key, entry: entry) + Array(entry.data)
+        }
     }
 
     @Test func validFileDecodesAndVerifies() throws {
@@ -28,7 +31,7 @@ struct DiskCacheEntryFileFuzzTests {
         fuzzDiskEntryFile(Data(file))
     }
 
-    @Test(arguments: [1, 2])
+    @Test(arguments: [1, 2, 3])
     func tenThousandMutationsNeverCrash(version: Int) {
         // Given a seeded generator and a valid file of each format version
         var generator = SeededGenerator(seed: 0xD15C)
@@ -44,11 +47,14 @@ struct DiskCacheEntryFileFuzzTests {
                     let position = Int.random(in: 0..<file.count, using: &generator)
                     file[position] ^= UInt8.random(in: 1...255, using: &generator)
                 case 1:
-                    // A length field (header, key, body or a string length) set to an extreme, or the
-                    // version field relabelled.
-                    let offset = [4, 8, 12, 16, 20, 56, 60, 64, 68].randomElement(using: &generator)!
+                    // A length field (header, key, body, slot capacity, a slot's used length or a
+                    // string length) set to an extreme, or the version field relabelled.
+                    let offsets =
+                        version == 3 ? [4, 8, 12, 16, 32, 56, 104, 108, 112, 116] : [4, 8, 12, 16, 20, 56, 60, 64, 68]
+                    let offset = offsets.randomElement(using: &generator)!
                     guard file.count >= offset + 4 else { continue }
-                    let value: UInt32 = [0, 1, 2, 0x7FFF_FFFF, 0xFFFF_FFFF, 72, 88].randomElement(using: &generator)!
+                    let value: UInt32 = [0, 1, 2, 0x7FFF_FFFF, 0xFFFF_FFFF, 40, 72, 88].randomElement(
+                        using: &generator)!
                     withUnsafeBytes(of: value.littleEndian) { file.replaceSubrange(offset..<offset + 4, with: $0) }
                 case 2:
                     file = Array(file.prefix(Int.random(in: 0...file.count, using: &generator)))

@@ -59,9 +59,9 @@ struct DiskCacheSelectionTests {
         #expect(try await cache.entry(forKey: "k")?.metadata.partition == .video)
 
         // And a header without a partition (the layout before partitions: the field was zero) decodes
-        let header = EntryFile.encodeHeader(key: "plain", entry: CacheEntry(data: Data([9])))
-        let decoded = try (header + [9]).withUnsafeBytes { try EntryFile.decodeHeader($0, fileSize: header.count + 1) }
+        let file = LegacyEntryFile.encode(version: 1, key: "plain", entry: CacheEntry(data: Data([9])))
+        let decoded = try file.withUnsafeBytes { try EntryFile.decodeHeader($0, fileSize: file.count) }
         #expect(decoded.metadata.partition == nil)
-        #expect(header[68..<72].allSatisfy { $0 == 0 })
+        #expect(file[68..<72].allSatisfy { $0 == 0 })
     }
 }

@@ -78,6 +78,7 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
     case emptyData, largeData, expiry, hostileKeys, concurrency
     case removeByKeyPrefix, removeByPartition, statistics, limits, failedStoreKeepsWhatWasCached
     case removeAsset, storedKeys, pins, pinnedQuota, pinsSurviveEviction
+    case updateMetadata, metadataUpdatesAreWhole
 
     public var description: String { rawValue }
 
@@ -174,6 +175,10 @@ public enum BackendConformance: String, CaseIterable, Sendable, CustomStringConv
             try await checkRemoveAsset(backend)
         case .storedKeys:
             try await checkStoredKeys(backend)
+        case .updateMetadata:
+            try await checkUpdateMetadata(backend)
+        case .metadataUpdatesAreWhole:
+            try await checkMetadataUpdatesAreWhole(backend)
         case .limits, .failedStoreKeepsWhatWasCached, .pins, .pinnedQuota, .pinsSurviveEviction:
             Issue.record("\(self) needs its fixture: call run(on:)")
         }

@@ -19,6 +19,9 @@
 ///   cleanly gone); a corrupt stored entry reads as a miss, never as wrong bytes.
 /// - **Concurrency.** All methods may be called concurrently from any task; none blocks the
 ///   caller's executor on I/O for long (do file or network work off the cooperative pool).
+/// - **Metadata updates.** `updateMetadata(_:forKey:)` keeps the bytes and replaces every field of the
+///   metadata; an absent or expired entry answers false and nothing is stored; a read meanwhile sees
+///   the old metadata or the new, never a mix of the two.
 /// - **Selections.** `removeEntries(_:)` removes exactly the selected entries: a key prefix compares
 ///   the keys' UTF-8 bytes, a partition the entries' `metadata.partition`, an asset its key and the
 ///   keys derived from it (`EntrySelection.contains(key:partition:)` decides). Removing an asset is

@@ -216,6 +216,30 @@ public final class MemoryCache: DecodedObjectCaching {
         }
     }
 
+    /// Replaces the metadata of the live entry under `key`, keeping its bytes, decoded object and cost,
+    /// and marks it most recently used; returns false, changing nothing, when there is none.
+    ///
+    /// - Complexity: O(1)
+    public func updateMetadata(_ metadata: CacheMetadata, forKey key: CacheKey) -> Bool {
+        let date = now()
+        let replaced = state.withLock { state -> CacheEntry? in
+            if let entry = state.entries.value(forKey: key) {
+                guard !entry.isExpired(at: date) else { return nil }
+                var updated = entry
+                updated.metadata = metadata
+                state.entries.replaceValueInPlace(updated, forKey: key)
+                return entry
+            }
+            guard !state.pinned.isEmpty, let entry = state.pinned[key], !entry.isExpired(at: date) else { return nil }
+            var updated = entry
+            updated.metadata = metadata
+            state.pinned[key] = updated
+            return entry
+        }
+        // The replaced entry is released outside the lock, like every entry a change takes out.
+        return replaced != nil
+    }
+
     /// Removes the entry for `key`, pinned or not.
     public func removeEntry(forKey key: CacheKey) {
         let removed = state.withLock { $0._remove(key) }

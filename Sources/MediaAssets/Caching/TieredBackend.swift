@@ -166,6 +166,20 @@ public final class TieredBackend: TieredCaching {
         state.withLock { $0.writes += 1 }
     }
 
+    /// Replaces the entry's metadata in every tier that holds it, slowest first, keeping the bytes (and
+    /// the memory tier's decoded object); returns whether any tier held it. A tier that does not stays
+    /// without it, as after an eviction: reads fall through to a tier that has it. Failures count as a
+    /// store's do.
+    public func updateMetadata(_ metadata: CacheMetadata, forKey key: CacheKey) async throws -> Bool {
+        var metadata = metadata
+        if let partition { metadata.partition = partition }
+        var found = false
+        try await eachTier(slowestFirst: true) { [metadata] _, backend in
+            if try await backend.updateMetadata(metadata, forKey: key) { found = true }
+        }
+        return found
+    }
+
     /// Removes the entry from every tier, slowest first, so a concurrent read cannot bring it back.
     public func removeEntry(forKey key: CacheKey) async throws {
         try await eachTier(slowestFirst: true) { _, backend in try await backend.removeEntry(forKey: key) }

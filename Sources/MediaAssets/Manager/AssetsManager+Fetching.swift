@@ -323,7 +323,9 @@ extension AssetsManager {
             if let etag = response.header("etag") { entry.metadata.etag = etag }
             if let lastModified = response.header("last-modified") { entry.metadata.lastModified = lastModified }
             // The bytes were valid before; only their metadata changes.
-            if !freshness.noStore { try await stage(entry, forKey: key, route: route, bytesOnly: bytesOnly) }
+            if !freshness.noStore {
+                try await stageMetadataUpdate(entry, forKey: key, route: route, bytesOnly: bytesOnly)
+            }
             return FetchedOriginal(key: key, entry: entry, source: .network)
         }
         // Only a complete representation becomes an entry: a 206 (partial) or 204 (no content)
@@ -385,6 +387,18 @@ extension AssetsManager {
             entry, at: .init(storageType: route.storageType, key: key), validated: true,
             write: writer(forKey: key, route: route, bytesOnly: bytesOnly)
         )
+    }
+
+    /// Stages a revalidated entry (reads see it at once) and replaces its metadata in the backend,
+    /// storing it whole only if the backend no longer holds it. Waits for room as `stage` does.
+    private func stageMetadataUpdate(
+        _ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, bytesOnly: Bool
+    ) async throws {
+        let store = writer(forKey: key, route: route, bytesOnly: bytesOnly)
+        try await pendingWrites.stage(entry, at: .init(storageType: route.storageType, key: key), validated: true) {
+            entry in
+            if try await !route.updateMetadata(entry.metadata, forKey: key) { try await store(entry) }
+        }
     }
 
     private func writer(

@@ -44,6 +44,11 @@ struct StorageRoute: Sendable {
         try await backend.store(entry, forKey: key)
     }
 
+    /// Replaces the metadata of `key` in every tier that holds it; false if none does.
+    func updateMetadata(_ metadata: CacheMetadata, forKey key: CacheKey) async throws -> Bool {
+        try await backend.updateMetadata(metadata, forKey: key)
+    }
+
     /// Removes `key` from every tier.
     func remove(_ key: CacheKey) async throws {
         try await backend.removeEntry(forKey: key)

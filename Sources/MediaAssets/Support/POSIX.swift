@@ -58,6 +58,19 @@ enum POSIX {
         }
     }
 
+    /// Writes all of `bytes` at `offset` (`pwrite`, resumed after a short write).
+    static func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int) throws(Failure) {
+        var done = 0
+        while done < bytes.count {
+            let result = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw Failure(call: "pwrite", code: errno)
+            }
+            done += result
+        }
+    }
+
     /// Closes a descriptor; returns 0 or -1 with `errno` set, as `close(2)` does.
     @discardableResult
     static func closeDescriptor(_ descriptor: Int32) -> Int32 {
@@ -104,11 +117,24 @@ enum POSIX {
     /// The modification time of a `stat` result.
     static func modificationDate(_ info: stat) -> Date {
         #if canImport(Darwin)
-        let time = info.st_mtimespec
+        date(info.st_mtimespec)
         #else
-        let time = info.st_mtim
+        date(info.st_mtim)
         #endif
-        return Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
+    }
+
+    /// The status change time of a `stat` result: set by the kernel on every change to the file, its
+    /// contents or its times, and never settable by a program.
+    static func statusChangeDate(_ info: stat) -> Date {
+        #if canImport(Darwin)
+        date(info.st_ctimespec)
+        #else
+        date(info.st_ctim)
+        #endif
+    }
+
+    private static func date(_ time: timespec) -> Date {
+        Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
     }
 
     /// The names in a directory (excluding `.` and `..`).
@@ -117,11 +143,25 @@ enum POSIX {
         defer { closedir(directory) }
         var names: [String] = []
         while let item = readdir(directory) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            let name = withName(of: item) { name, _ in String(cString: name) }
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// Calls `body` with the NUL-terminated name of the directory entry `item` and its bytes (without
+    /// the NUL), read within the entry's record.
+    ///
+    /// `d_name` is declared as 256 bytes, but a record returned by `readdir` holds only its name, its
+    /// NUL and padding up to `d_reclen`: loading `item.pointee` (or `d_name` whole) copies past a short
+    /// record, which at the end of the stream's buffer is past the end of a mapped page.
+    static func withName<T>(
+        of item: UnsafePointer<dirent>, _ body: (UnsafePointer<CChar>, UnsafeRawBufferPointer) throws -> T
+    ) rethrows -> T {
+        let nameOffset = MemoryLayout<dirent>.offset(of: \.d_name)!
+        let recordLength = Int(item.pointer(to: \.d_reclen)!.pointee)
+        let name = (UnsafeRawPointer(item) + nameOffset).assumingMemoryBound(to: CChar.self)
+        let length = strnlen(name, max(0, recordLength - nameOffset))
+        return try body(name, UnsafeRawBufferPointer(start: name, count: length))
     }
 }

@@ -18,6 +18,9 @@ import Synchronization
 ///   entries misses that are removed when read and by the next sweep (crypto-shredding).
 /// - An entry that does not open — damaged, or sealed under another name — is a miss and is removed,
 ///   never wrong bytes.
+/// - **A 304 rewrites the whole entry**: `updateMetadata(_:forKey:)` is the protocol's default, which
+///   reads the entry and stores it again, because the validators and dates it replaces are sealed with
+///   the bytes under one nonce and tag; updating them alone would mean a second seal per entry.
 ///
 /// ```swift
 /// let keys = try KeyRing(contentsOf: keyFile)

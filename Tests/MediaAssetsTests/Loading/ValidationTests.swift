@@ -40,6 +40,37 @@ struct ValidationTests {
                 .freshUntil == clock.date + 60)
     }
 
+    @Test func aRevalidationUpdatesTheMetadataAndWritesNoBytes() async throws {
+        // Given a resource stored through a backend that counts what it is asked, over a disk cache
+        let clock = TestClock()
+        let environment = try OriginEnvironment(clock: clock)
+        defer { environment.tearDown() }
+        let (origin, manager) = (environment.origin, environment.manager)
+        let disk = try DiskCache(directory: environment.directory.appending("counted"))
+        let counted = CountingBackend(disk)
+        manager.register(counted, for: .custom("counted"))
+        origin.register(
+            "/photo.jpg", data: testBytes(count: 40_000), contentType: "image/jpeg", cacheControl: "max-age=60")
+        let request = AssetRequest(url: origin.url(for: "/photo.jpg"))
+        _ = try await manager.entry(for: request, storageType: .custom("counted"))
+        await manager.waitForPendingWrites()
+        let key = manager.cacheKey(for: request)
+        let names = try FileManager.default.contentsOfDirectory(atPath: disk.directory.path).filter { $0.count == 32 }
+        let file = disk.directory.appendingPathComponent(try #require(names.first, "the entry's file")).path
+        let inode = try #require(try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int)
+
+        // When it goes stale and the origin answers the conditional GET with a 304
+        clock.advance(by: 120)
+        _ = try await manager.entry(for: request, storageType: .custom("counted"))
+        await manager.waitForPendingWrites()
+
+        // Then the backend got one metadata update and no second store, and the file changed in place
+        #expect(origin.requests(for: "/photo.jpg").map(\.status) == [200, 304])
+        #expect(counted.counts == CountingBackend.Counts(stores: 1, metadataUpdates: 1))
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int == inode)
+        #expect(try await disk.entry(forKey: key)?.metadata.freshUntil == clock.date + 60)
+    }
+
     @Test func changedResourceIsFetchedAnew() async throws {
         let clock = TestClock()
         let environment = try OriginEnvironment(clock: clock)
@@ -119,4 +150,35 @@ final class ProgressRecorder: Sendable {
     private let storage = Mutex<[FetchProgress]>([])
     func record(_ progress: FetchProgress) { storage.withLock { $0.append(progress) } }
     var values: [FetchProgress] { storage.withLock { $0 } }
+}
+
+/// Forwards to a backend and counts its stores and metadata updates.
+final class CountingBackend: CacheBackend {
+    struct Counts: Equatable {
+        var stores = 0
+        var metadataUpdates = 0
+    }
+
+    private let backend: any CacheBackend
+    private let state = Mutex(Counts())
+
+    init(_ backend: any CacheBackend) { self.backend = backend }
+
+    var counts: Counts { state.withLock { $0 } }
+
+    func entry(forKey key: CacheKey) async throws -> CacheEntry? { try await backend.entry(forKey: key) }
+
+    func store(_ entry: CacheEntry, forKey key: CacheKey) async throws {
+        state.withLock { $0.stores += 1 }
+        try await backend.store(entry, forKey: key)
+    }
+
+    func updateMetadata(_ metadata: CacheMetadata, forKey key: CacheKey) async throws -> Bool {
+        state.withLock { $0.metadataUpdates += 1 }
+        return try await backend.updateMetadata(metadata, forKey: key)
+    }
+
+    func removeEntry(forKey key: CacheKey) async throws { try await backend.removeEntry(forKey: key) }
+    func removeAll() async throws { try await backend.removeAll() }
+    func statistics() async -> CacheStatistics { await backend.statistics() }
 }

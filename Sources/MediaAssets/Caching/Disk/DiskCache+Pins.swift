@@ -15,6 +15,8 @@ extension DiskCache {
     /// - Complexity: O(1) for a key; for an asset, O(n), reading the headers of files whose key the
     ///   index has not learnt yet (once).
     public func pin(_ pin: Pin) async throws {
+        // An asset's files are selected from the index, which must hold every file first.
+        if case .asset = pin { await waitUntilIndexed() }
         try await onWriteQueue { [self] in try addPin(pin) }
     }
 
@@ -29,10 +31,11 @@ extension DiskCache {
     /// The keys of the entry files, in batches of `batchSize`; a file whose key the index has not
     /// learnt is read once (its header only).
     public func storedKeys(batchSize: Int) -> AsyncThrowingStream<[CacheKey], any Error> {
-        let names = state.withLock { $0.records.namesByRecency }
         let size = max(1, batchSize)
         return AsyncThrowingStream { continuation in
             let producer = Task { [self] in
+                await waitUntilIndexed()
+                let names = state.withLock { $0.records.namesByRecency }
                 do {
                     for start in stride(from: 0, to: names.count, by: size) {
                         try Task.checkCancellation()

@@ -1,3 +1,4 @@
+import CMediaAssetsIO
 import Foundation
 
 #if canImport(Glibc)
@@ -5,22 +6,39 @@ import Glibc
 #endif
 
 extension DiskCache {
-    /// Reads, checks and returns the entry for `key`; runs on the read queue.
-    func readEntry(forKey key: CacheKey) throws -> CacheEntry? {
-        let name = EntryName(key: key)
-        guard let record = state.withLock({ $0.records.record(for: name) }) else {
-            return miss()
+    /// What a read came to: the entry (nil for a miss), or that it would have had to wait for the disk.
+    enum ReadOutcome {
+        case found(CacheEntry?)
+        case wouldBlock
+
+        /// The entry of a read that was allowed to block (which never says `.wouldBlock`).
+        var entry: CacheEntry? {
+            guard case .found(let entry) = self else { return nil }
+            return entry
         }
-        // Without an access-time update: the cache keeps its own (the modification time, in batches);
-        // the kernel's would dirty the file's inode on every read after each batch. EPERM: not our file.
-        var descriptor = withFilePath(name) { open($0, O_RDONLY | O_CLOEXEC | Self.noAccessTime) }
-        if descriptor < 0, errno == EPERM { descriptor = withFilePath(name) { open($0, O_RDONLY | O_CLOEXEC) } }
-        guard descriptor >= 0 else {
-            if errno == ENOENT {
-                forgetMissingFile(name, inode: record.inode)
-                return miss()
-            }
-            throw AssetsError.readFailed(key: key, path: filePath(name), reason: errnoDescription())
+    }
+
+    /// Reads, checks and returns the entry for `key`.
+    ///
+    /// With `mayBlock` false (on the caller's thread) it reads only a file no larger than
+    /// `Configuration.inlineReadLimit` whose path and bytes the kernel holds in memory, and says
+    /// `.wouldBlock` otherwise, having changed nothing; with `mayBlock` true (on an I/O thread) it reads
+    /// whatever is there. While the pass at open runs, a name without a record is looked up in its file
+    /// (a miss costs an `open`); after it, the index answers misses alone.
+    func readEntry(forKey key: CacheKey, mayBlock: Bool) throws -> ReadOutcome {
+        let name = EntryName(key: key)
+        let (record, isIndexed) = state.withLock { ($0.records.record(for: name), $0.isComplete) }
+        guard record != nil || !isIndexed else { return .found(miss()) }
+        if !mayBlock, let record, record.size > configuration.inlineReadLimit { return .wouldBlock }
+        let descriptor: Int32
+        switch openEntryFile(name, mayBlock: mayBlock) {
+        case .opened(let opened): descriptor = opened
+        case .wouldBlock: return .wouldBlock
+        case .failed(ENOENT):
+            if let record { forgetMissingFile(name, inode: record.inode) }
+            return .found(miss())
+        case .failed(let code):
+            throw AssetsError.readFailed(key: key, path: filePath(name), reason: errnoDescription(code))
         }
         defer { POSIX.closeDescriptor(descriptor) }
         let info: stat
@@ -31,10 +49,11 @@ extension DiskCache {
         } catch {
             throw AssetsError.readFailed(key: key, path: filePath(name), reason: error.description)
         }
+        if !mayBlock, fileSize > configuration.inlineReadLimit { return .wouldBlock }
         let largestFile = max(configuration.sizeLimit, EntryFile.smallestFixedHeaderLength)
         guard fileSize >= EntryFile.smallestFixedHeaderLength, fileSize <= largestFile else {
             removeIfUnchanged(name, descriptor)
-            return miss()
+            return .found(miss())
         }
 
         // One allocation and one read for the whole file; the entry's Data adopts the buffer
@@ -44,7 +63,14 @@ extension DiskCache {
         defer { if !adopted { buffer.deallocate() } }
         let readCount: Int
         do {
-            readCount = try POSIX.read(descriptor, into: buffer, count: fileSize, offset: 0)
+            if mayBlock {
+                readCount = try POSIX.read(descriptor, into: buffer, count: fileSize, offset: 0)
+            } else {
+                guard let cached = readWithoutWaiting(descriptor, into: buffer, count: fileSize) else {
+                    return .wouldBlock
+                }
+                readCount = cached
+            }
         } catch {
             throw AssetsError.readFailed(key: key, path: filePath(name), reason: error.description)
         }
@@ -53,23 +79,25 @@ extension DiskCache {
         do {
             guard readCount == fileSize else { throw EntryFile.Corruption.tooShort }
             header = try EntryFile.decodeHeader(bytes, fileSize: fileSize, expectedKey: key.rawValue)
-            // The whole-body checksum is checked once per file (see DiskIndex.Record.isVerified).
-            if !(record.isVerified && record.inode == UInt64(info.st_ino)) {
+            // The body checksum is checked once per file (see DiskIndex.Record.isVerified).
+            if !(record?.isVerified == true && record?.inode == UInt64(info.st_ino)) {
                 try EntryFile.verify(
                     header: header, headerBytes: bytes,
                     body: UnsafeRawBufferPointer(rebasing: bytes[header.headerLength...])
                 )
             }
         } catch {
-            removeIfUnchanged(name, descriptor)
-            return miss()
+            // No valid metadata slot can also mean two metadata updates ran while this read copied them:
+            // decided again on the write queue, where updates run.
+            removeIfUnchanged(name, descriptor, unlessHeaderDecodes: error as? EntryFile.Corruption == .noValidMetadata)
+            return .found(miss())
         }
 
         let now = configuration.now()
         var metadata = header.metadata
         if let expires = metadata.expires, expires <= now {
             removeIfUnchanged(name, descriptor)
-            return miss()
+            return .found(miss())
         }
         metadata.lastAccess = now
         let data: Data
@@ -83,8 +111,10 @@ extension DiskCache {
             adopted = true
         }
         let expiry = DiskIndex.Expiry(metadata.expires)
-        recordHit(name, at: now, expiry: expiry, key: key, partition: metadata.partition, inode: UInt64(info.st_ino))
-        return CacheEntry(data: data, metadata: metadata)
+        recordHit(
+            name, at: now, expiry: expiry, key: key, partition: metadata.partition, inode: UInt64(info.st_ino),
+            size: fileSize, indexed: record != nil)
+        return .found(CacheEntry(data: data, metadata: metadata))
     }
 
     /// `O_NOATIME` (Linux), which Swift does not import.
@@ -94,21 +124,82 @@ extension DiskCache {
     static let noAccessTime: Int32 = 0
     #endif
 
-    private func miss() -> CacheEntry? {
+    enum OpenOutcome {
+        case opened(Int32)
+        case wouldBlock
+        case failed(Int32)
+    }
+
+    /// Opens the entry file `name` for reading, relative to the directory; without `mayBlock`, only if
+    /// its path resolves from the kernel's caches (no directory or inode read from the disk).
+    ///
+    /// Without an access-time update: the cache keeps its own (the modification time, in batches); the
+    /// kernel's would dirty the file's inode on every read after each batch. EPERM: not our file.
+    private func openEntryFile(_ name: EntryName, mayBlock: Bool) -> OpenOutcome {
+        withFileName(name) { fileName in
+            for flags in [Self.noAccessTime, 0] {
+                let descriptor: Int32
+                if mayBlock {
+                    descriptor = openat(directoryDescriptor, fileName, O_RDONLY | O_CLOEXEC | flags)
+                } else {
+                    guard readsWithoutWaiting.load(ordering: .relaxed) else { return .wouldBlock }
+                    descriptor = ma_open_cached(directoryDescriptor, fileName, flags)
+                }
+                if descriptor >= 0 { return .opened(descriptor) }
+                let code = errno
+                switch code {
+                case EPERM where flags != 0: continue
+                case EAGAIN where !mayBlock: return .wouldBlock
+                case ENOSYS where !mayBlock, EINVAL where !mayBlock:
+                    readsWithoutWaiting.store(false, ordering: .relaxed)
+                    return .wouldBlock
+                default: return .failed(code)
+                }
+            }
+            return .failed(EPERM)
+        }
+    }
+
+    /// Reads the whole file only from the page cache: the bytes read, or nil if any part would have to
+    /// come from the disk (or the system cannot tell).
+    private func readWithoutWaiting(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Int? {
+        var done = 0
+        while done < count {
+            let result = ma_pread_nowait(descriptor, buffer + done, count - done, off_t(done))
+            if result > 0 {
+                done += result
+                continue
+            }
+            if result == 0 { break }
+            switch errno {
+            case EINTR: continue
+            case EOPNOTSUPP, ENOSYS, EINVAL:
+                readsWithoutWaiting.store(false, ordering: .relaxed)
+                return nil
+            default: return nil
+            }
+        }
+        return done
+    }
+
+    func miss() -> CacheEntry? {
         state.withLock { $0.statistics.misses += 1 }
         return nil
     }
 
+    /// Counts a hit and marks the file used; a file read without a record (the pass at open had not
+    /// reached it) gets one.
     private func recordHit(
         _ name: EntryName, at date: Date, expiry: DiskIndex.Expiry, key: CacheKey, partition: LRUCacheType?,
-        inode: UInt64
+        inode: UInt64, size: Int, indexed: Bool
     ) {
         let shouldSave = state.withLock { index -> Bool in
             index.statistics.hits += 1
-            return index._touch(
-                name, at: date, expiry: expiry, identity: DiskIndex.Identity(key: key, partition: partition),
-                inode: inode
-            )
+            let identity = DiskIndex.Identity(key: key, partition: partition)
+            if !indexed, index.records.record(for: name) == nil {
+                return index._adoptRead(name, size: size, at: date, expiry: expiry, identity: identity, inode: inode)
+            }
+            return index._touch(name, at: date, expiry: expiry, identity: identity, inode: inode)
         }
         if shouldSave {
             writeQueue.async { [self] in
@@ -132,7 +223,8 @@ extension DiskCache {
     ///
     /// A duplicate of the open descriptor pins the file until the write queue decides, so its inode
     /// number cannot be reused by a newer file in between: equal inodes mean the same file.
-    private func removeIfUnchanged(_ name: EntryName, _ descriptor: Int32) {
+    /// With `unlessHeaderDecodes`, the file stays if its header decodes when read again there.
+    private func removeIfUnchanged(_ name: EntryName, _ descriptor: Int32, unlessHeaderDecodes: Bool = false) {
         let pinned = dup(descriptor)
         guard pinned >= 0 else { return }
         writeQueue.async { [self] in
@@ -140,6 +232,11 @@ extension DiskCache {
             guard !isClosed, let opened = try? POSIX.status(pinned), let current = POSIX.status(path: filePath(name)),
                 current.st_ino == opened.st_ino, current.st_dev == opened.st_dev
             else { return }
+            if unlessHeaderDecodes, let bytes = try? readHeaderBytes(pinned, fileSize: Int(opened.st_size)),
+                (try? bytes.withUnsafeBytes { try EntryFile.decodeHeader($0, fileSize: Int(opened.st_size)) }) != nil
+            {
+                return
+            }
             try? removeFile(named: name)
         }
     }

@@ -7,27 +7,33 @@ import Glibc
 /// Saving the index at close and reading it back at open (see `IndexSnapshot`).
 ///
 /// The lock file holds a clean mark only between a close that wrote the snapshot and the next open:
-/// the mark names the snapshot's inode and the directory's inode and modification time just after
-/// the snapshot was renamed into place. Open erases the mark before it uses the snapshot, and any
-/// change to the directory's names (a write, a remove, a file deleted by hand) moves its
-/// modification time, so a snapshot is used only when nothing can have changed since it was written.
-/// After a crash (kill -9) the mark is absent and the directory is scanned.
+/// the mark names the snapshot's inode and status change time just after it was renamed into place,
+/// and the directory's inode. Open erases the mark before anything else. The snapshot is used only if
+/// the mark matches it: a snapshot copied or written over since (even in place, with its times set
+/// back) has another status change time, which no tool can set. Even then the snapshot is only where
+/// the pass at open starts: it compares every record with its file (`DiskIndex._reconcile`), so a file
+/// changed, added or removed while the cache was closed is found, whatever the directory's times say.
+/// After a crash (kill -9) the mark is absent and the pass starts from nothing.
 extension DiskCache {
-    /// Reads the snapshot if the lock file's clean mark matches it and the directory; erases the
-    /// mark in any case. Nil means scan.
-    func readSnapshot(lock descriptor: Int32) -> DiskRecords? {
+    /// Reads the lock file's clean mark and erases it: from here on the cache may change the directory.
+    func takeCleanMark(lock descriptor: Int32) -> CleanMark? {
         var markBytes = [UInt8](repeating: 0, count: 128)
         let markLength = markBytes.withUnsafeMutableBytes { buffer in
             (try? POSIX.read(descriptor, into: buffer.baseAddress!, count: buffer.count, offset: 0)) ?? 0
         }
-        // Erased first: from here on the cache may change the directory.
         guard ftruncate(descriptor, 0) == 0, markLength > 0 else { return nil }
+        return CleanMark(String(decoding: markBytes[..<markLength], as: UTF8.self))
+    }
+
+    /// The records of the snapshot `mark` vouches for, and when it was written (seconds since the
+    /// reference date); nil if there is none, it does not match, or it does not decode.
+    func readSnapshot(_ mark: CleanMark) -> (records: DiskRecords, writtenAt: Double)? {
         let snapshotPath = path + "/" + IndexSnapshot.fileName
-        guard let mark = CleanMark(String(decoding: markBytes[..<markLength], as: UTF8.self)),
-            let snapshot = POSIX.status(path: snapshotPath), let directory = POSIX.status(path: path),
-            mark == CleanMark(snapshot: snapshot, directory: directory)
+        guard let snapshot = POSIX.status(path: snapshotPath), let directory = POSIX.status(path: path),
+            mark == CleanMark(snapshot: snapshot, directory: directory),
+            let records = Self.decodeMapped(snapshotPath)
         else { return nil }
-        return Self.decodeMapped(snapshotPath)
+        return (records, POSIX.statusChangeDate(snapshot).timeIntervalSinceReferenceDate)
     }
 
     /// Decodes the snapshot through a read-only mapping: no heap copy of it (48 MB at a million
@@ -46,13 +52,14 @@ extension DiskCache {
         return try? IndexSnapshot.decode(UnsafeRawBufferPointer(start: mapping, count: length))
     }
 
-    /// Writes the snapshot and then the clean mark, when the index holds at least
-    /// `indexSnapshotMinimumCount` entries; otherwise removes any old snapshot. A failure leaves no
-    /// mark, so the next open scans.
+    /// Writes the snapshot and then the clean mark, when the pass at open has ended and the index holds
+    /// at least `indexSnapshotMinimumCount` entries; otherwise removes any old snapshot. A failure leaves
+    /// no mark, so the next open starts from nothing.
     func saveSnapshot(lock descriptor: Int32) {
         let snapshotPath = path + "/" + IndexSnapshot.fileName
         let bytes = state.withLock { index -> [UInt8]? in
-            index.records.count >= configuration.indexSnapshotMinimumCount ? IndexSnapshot.encode(index.records) : nil
+            guard index.isComplete, index.records.count >= configuration.indexSnapshotMinimumCount else { return nil }
+            return IndexSnapshot.encode(index.records)
         }
         guard let bytes else {
             unlink(snapshotPath)
@@ -77,29 +84,30 @@ extension DiskCache {
     /// The lock file's content after a clean close.
     struct CleanMark: Equatable, CustomStringConvertible {
         var snapshotInode: UInt64
+        var snapshotChangeSeconds: Int
+        var snapshotChangeNanoseconds: Int
         var directoryInode: UInt64
-        var directorySeconds: Int
-        var directoryNanoseconds: Int
 
         init(snapshot: stat, directory: stat) {
             snapshotInode = UInt64(snapshot.st_ino)
+            snapshotChangeSeconds = Int(snapshot.st_ctim.tv_sec)
+            snapshotChangeNanoseconds = Int(snapshot.st_ctim.tv_nsec)
             directoryInode = UInt64(directory.st_ino)
-            directorySeconds = Int(directory.st_mtim.tv_sec)
-            directoryNanoseconds = Int(directory.st_mtim.tv_nsec)
         }
 
+        /// Parses a mark; one of another version (an older release's) is nil: the pass starts from nothing.
         init?(_ text: String) {
             let fields = text.split(separator: " ", omittingEmptySubsequences: false)
-            guard fields.count == 6, fields[0] == "clean", fields[1] == "v1", fields[5].hasSuffix("\n"),
-                let snapshot = UInt64(fields[2]), let directory = UInt64(fields[3]), let seconds = Int(fields[4]),
-                let nanoseconds = Int(fields[5].dropLast())
+            guard fields.count == 6, fields[0] == "clean", fields[1] == "v2", fields[5].hasSuffix("\n"),
+                let snapshot = UInt64(fields[2]), let seconds = Int(fields[3]), let nanoseconds = Int(fields[4]),
+                let directory = UInt64(fields[5].dropLast())
             else { return nil }
             (snapshotInode, directoryInode) = (snapshot, directory)
-            (directorySeconds, directoryNanoseconds) = (seconds, nanoseconds)
+            (snapshotChangeSeconds, snapshotChangeNanoseconds) = (seconds, nanoseconds)
         }
 
         var description: String {
-            "clean v1 \(snapshotInode) \(directoryInode) \(directorySeconds) \(directoryNanoseconds)\n"
+            "clean v2 \(snapshotInode) \(snapshotChangeSeconds) \(snapshotChangeNanoseconds) \(directoryInode)\n"
         }
     }
 }

@@ -106,18 +106,21 @@ extension DiskCache {
         )
     }
 
-    /// Removes expired entry files, learning unknown expiries from the files' headers.
+    /// Removes expired entry files, deciding from each candidate's header: the index's expiry only
+    /// says which files may have expired (a read racing a metadata update can leave an older one there).
     func removeExpiredFiles() throws {
         let now = configuration.now()
         let candidates = state.withLock { index in
-            index.records.namesByRecency.compactMap { name -> (EntryName, DiskIndex.Expiry)? in
-                guard let record = index.records.record(for: name) else { return nil }
-                return record.expiry == .never ? nil : (name, record.expiry)
+            index.records.namesByRecency.filter { name in
+                switch index.records.record(for: name)?.expiry {
+                case .unknown?: return true
+                case .at(let date)?: return date <= now
+                case .never?, nil: return false
+                }
             }
         }
-        for (name, knownExpiry) in candidates {
-            let expiry = knownExpiry == .unknown ? learnHeader(name)?.expiry ?? .unknown : knownExpiry
-            if case .at(let date) = expiry, date <= now {
+        for name in candidates {
+            if case .at(let date)? = learnHeader(name)?.expiry, date <= now {
                 try removeFile(named: name)
             }
         }

@@ -8,18 +8,21 @@ import Glibc
 
 /// A persistent cache of one file per entry in a directory this instance owns.
 ///
-/// - Each file is named by a hash of the key and holds a header (the full key, metadata, a
-///   checksum) then the bytes; a read checks the key and checksum, so a collision, a torn or a
-///   corrupt file is a miss, and the file is removed. The whole-body checksum is verified on the
-///   first read of each file; files are replaced, never changed in place, so repeated hits of the
-///   same file check its header, lengths and key only and cost little more than a plain read.
+/// - Each file is named by a hash of the key and holds a header (the full key, two metadata slots, a
+///   checksum of the body) then the bytes; a read checks the key and checksums, so a collision, a
+///   torn or a corrupt file is a miss, and the file is removed. The body checksum is verified on the
+///   first read of each file; a file's bytes are never changed in place, so repeated hits of the same
+///   file check its header, metadata slot and key only and cost little more than a plain read.
 /// - A write goes to a temporary file then `rename`s into place: a crash never exposes a torn entry.
+///   A metadata update (a 304) rewrites only the spare metadata slot, in place: a crash or a reader
+///   sees the old metadata or the new, whole (see `EntryFile`).
 /// - The size limit holds after every write: a write that passes it evicts least recently used
 ///   files down to the low-water mark.
-/// - An in-memory index (size, last access; about 70 bytes an entry) is rebuilt at open from `stat`
-///   of the files, without reading them, or read from the snapshot a clean close of a large cache
-///   saved (`.index`, trusted only if nothing changed since: see `DiskCache+Snapshot.swift`); misses
-///   are answered from it without touching the disk. Last-access times stay
+/// - An in-memory index (size, last access; about 70 bytes an entry) is built at open, in the
+///   background, from the snapshot a clean close of a large cache saved (`.index`, see
+///   `DiskCache+Snapshot.swift`) and `stat` of every file, without reading them (see `DiskIndex`):
+///   opening returns at once, and until the pass ends a key not indexed yet is read from its file.
+///   Then misses are answered from the index without touching the disk. Last-access times stay
 ///   in memory (an `AccessTimeBatch`, shared with the SQLite backend) and are written to the files'
 ///   modification times lazily (in batches, and on `flushAccessTimes()` and deinit) — never a
 ///   write per read.
@@ -27,9 +30,12 @@ import Glibc
 ///   files, which count against `Configuration.pinnedQuota` within the size limit.
 /// - A lock file (`.lock`, `flock`) makes a second instance on the same directory fail clearly.
 ///   The directory is created with mode 0700; files the cache does not recognise are left alone.
-/// - File work runs on the cache's own dispatch queues (reads concurrent, writes serial), never on
-///   the caller's executor. Every operation is O(1) in the number of entries except `removeAll`,
-///   `removeExpired` and opening.
+/// - A hit of a file up to `Configuration.inlineReadLimit` is read on the caller's thread when the
+///   kernel holds the file's path and bytes in memory (Linux: `openat2` with `RESOLVE_CACHED`,
+///   `preadv2` with `RWF_NOWAIT`): no hand-off, and never a wait for the disk. Other reads run on the
+///   I/O threads (a `ThreadPoolExecutor` the disk caches share); writes and removals run on the cache's
+///   serial write queue. Every operation is O(1) in the number of entries except `removeAll`,
+///   `removeExpired` and the pass at open.
 public final class DiskCache: CacheBackend {
     /// How a disk cache is set up.
     public struct Configuration: Sendable {
@@ -44,13 +50,22 @@ public final class DiskCache: CacheBackend {
         /// The clock for expiry and last access; tests pass their own.
         public var now: @Sendable () -> Date
         /// The number of entries from which `close()` saves the index to a snapshot file (`.index`),
-        /// so that the next open reads it instead of `stat`ing every file. Scanning a few thousand
-        /// files costs milliseconds; a million, seconds.
+        /// so that the next open has the index (recency, learnt expiries) at once, while the pass at open
+        /// checks it against the files. Scanning a few thousand files costs milliseconds; a million,
+        /// seconds. A close before the pass at open has ended saves none.
         public var indexSnapshotMinimumCount: Int
         /// The most bytes of files (headers included) pinned entries may take, within `sizeLimit`. Opening
         /// with a lower quota than what is pinned keeps the pinned files; pinned stores fail until
         /// they fit again.
         public var pinnedQuota: Int
+        /// The largest file a hit reads on the caller's thread, when the kernel holds its path and bytes
+        /// in memory (Linux: `openat2` with `RESOLVE_CACHED`, `preadv2` with `RWF_NOWAIT`), so the read
+        /// cannot wait for the disk and costs the caller no more than copying those bytes. Larger files,
+        /// and any read that would wait, go to the I/O threads (one hand-off). 0 sends every read there.
+        public var inlineReadLimit: Int
+        /// Called on the pass at open between listing the directory and reconciling the index with it
+        /// (tests hold the pass there to store and remove meanwhile).
+        var indexPassWillReconcile: (@Sendable () -> Void)?
 
         /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %, and
         /// the pinned quota a quarter of the limit (at most the limit).
@@ -61,7 +76,8 @@ public final class DiskCache: CacheBackend {
             accessTimeBatchSize: Int = 256,
             now: @escaping @Sendable () -> Date = Date.init,
             indexSnapshotMinimumCount: Int = 2_048,
-            pinnedQuota: Int? = nil
+            pinnedQuota: Int? = nil,
+            inlineReadLimit: Int = DiskCache.defaultInlineReadLimit
         ) {
             self.directory = directory
             self.sizeLimit = max(0, sizeLimit)
@@ -70,8 +86,14 @@ public final class DiskCache: CacheBackend {
             self.now = now
             self.indexSnapshotMinimumCount = max(0, indexSnapshotMinimumCount)
             self.pinnedQuota = min(max(0, pinnedQuota ?? self.sizeLimit / 4), self.sizeLimit)
+            self.inlineReadLimit = max(0, inlineReadLimit)
         }
     }
+
+    /// The default `Configuration.inlineReadLimit`: entries of up to 1 MiB, with 64 KiB for their header
+    /// (copying 1 MiB from the page cache takes about 20 µs; a hop to another thread and back, 10 to 15 µs
+    /// more, measured in the disk rows of the benchmarks).
+    public static let defaultInlineReadLimit = (1 << 20) + (64 << 10)
 
     /// The platform's directory for caches: `$XDG_CACHE_HOME` or `~/.cache` on Linux, the user's
     /// Caches directory on Apple platforms, with `name` appended.
@@ -100,34 +122,60 @@ public final class DiskCache: CacheBackend {
     public var byteLimit: Int? { configuration.sizeLimit }
 
     let path: String
-    /// The directory's path and a slash, as bytes: the start of every entry file's path.
-    let pathPrefix: [UInt8]
     /// The lock file's descriptor; -1 once closed.
     let lockDescriptor: Mutex<Int32>
     let state: Mutex<DiskIndex>
-    // Default QoS, like the tasks that await them: a queue of another QoS class parks and wakes
-    // threads on every hop (about 15 µs a read here, measured).
-    let readQueue = DispatchQueue(label: "MediaAssets.DiskCache.read", attributes: .concurrent)
+    /// The directory, opened for resolving entry names relative to it; closed only at deinit, so that no
+    /// read in flight can ever resolve a name against a reused descriptor.
+    let directoryDescriptor: Int32
+    /// Whether this directory's file system reads without waiting; cleared the first time a call says
+    /// it cannot (an older kernel, a file system without `RWF_NOWAIT`), sending reads to the I/O threads.
+    let readsWithoutWaiting: Atomic<Bool>
+    /// The threads reads that may wait for the disk run on, shared by every disk cache: four, started on
+    /// demand, so that a few reads can wait on a cold disk at once while others go on. Swift's
+    /// cooperative pool is not a place to wait on a device, and a concurrent `DispatchQueue` is no
+    /// way out of it on Linux: it runs on the default-QoS root queue's threads, the pool's own (a hop
+    /// there and back costs 0.4 µs, measured in the disk rows of the benchmarks: the same thread runs
+    /// the block, then the task).
+    static let ioExecutor = ThreadPoolExecutor(threadCount: 4, name: "MediaAssets IO")
+    /// Opens when the pass at open has ended (or the cache closed): whole-cache operations wait for it.
+    let indexed = Gate()
+    // Default QoS, like the tasks that await it: a queue of another QoS class parks and wakes
+    // threads on every hop (about 15 µs a write here, measured).
     let writeQueue = DispatchQueue(label: "MediaAssets.DiskCache.write")
 
-    /// Opens (creating if needed) the cache in `configuration.directory`.
+    /// Opens (creating if needed) the cache in `configuration.directory`, at once: the index is built in
+    /// the background (see `waitUntilIndexed()`).
     ///
-    /// Opening reads the index snapshot the last clean `close()` left (large caches), or else lists
-    /// the directory and `stat`s each entry file (no entry file is read): about a millisecond per
-    /// thousand entries with a warm page cache.
+    /// The pass at open reads the index snapshot the last clean `close()` left (large caches) and
+    /// reconciles it with the directory, listing it and `stat`ing each entry file (no entry file is read):
+    /// about a millisecond per thousand entries with a warm page cache.
     ///
     /// - Throws: `AssetsError.directoryUnavailable` if the directory cannot be created or written,
     ///   `AssetsError.directoryLocked` if another `DiskCache` owns it.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         self.path = configuration.directory.standardizedFileURL.path
-        self.pathPrefix = Array((path + "/").utf8)
         self.state = Mutex(DiskIndex(accessTimeBatchSize: configuration.accessTimeBatchSize))
-        self.lockDescriptor = Mutex(try Self.openAndLock(directory: path))
-        // Built here rather than on a queue, so no read ever waits for it on a pool thread; the pins
-        // first, so that a sweep at open (the limit was lowered) skips pinned files.
+        let lock = try Self.openAndLock(directory: path)
+        self.lockDescriptor = Mutex(lock)
+        self.directoryDescriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryDescriptor >= 0 else {
+            let reason = "cannot open \(path): \(errnoDescription())"
+            flock(lock, LOCK_UN)
+            POSIX.closeDescriptor(lock)
+            throw AssetsError.directoryUnavailable(path: path, reason: reason)
+        }
+        #if os(Linux)
+        self.readsWithoutWaiting = Atomic(configuration.inlineReadLimit > 0)
+        #else
+        self.readsWithoutWaiting = Atomic(false)
+        #endif
+        // The clean mark is taken (and erased) before anything may change the directory; the pins are read
+        // before the pass, whose sweep at its end (the limit was lowered) skips pinned files.
+        let mark = takeCleanMark(lock: lock)
         loadPins()
-        loadIndex()
+        startIndexing(mark: mark)
     }
 
     /// Opens (creating if needed) a cache in `directory` with a size limit in bytes.
@@ -137,26 +185,65 @@ public final class DiskCache: CacheBackend {
 
     deinit {
         releaseLock()
+        POSIX.closeDescriptor(directoryDescriptor)
     }
 
-    /// Saves last-access times (and, for a large cache, the index snapshot) and releases the
-    /// directory; later calls throw `AssetsError.closed`.
+    /// Saves last-access times (and, for a large cache whose index is complete, the index snapshot) and
+    /// releases the directory; later calls throw `AssetsError.closed`. A pass at open still running
+    /// stops.
     ///
     /// Deinit does the same; call this when another instance must open the directory right away.
     public func close() async {
         _ = try? await onQueue(writeQueue) { [self] in releaseLock() }
+        indexed.open()
     }
+
+    /// Returns once the pass at open has reconciled the index with the directory (at once if it has):
+    /// from then on every file is indexed, and the count and bytes agree with the files.
+    ///
+    /// Opening returns at once and the cache serves meanwhile: a key not indexed yet is looked up in its
+    /// file. Whole-cache operations (`statistics()`, `removeEntries(_:)`, `removeExpired()`,
+    /// `storedKeys(batchSize:)`, pinning an asset) wait for this themselves. After a crash, at a million
+    /// entries, the pass takes seconds (see the `disk-scale` benchmark rows).
+    public func waitUntilIndexed() async {
+        await indexed.wait()
+    }
+
+    /// Whether the pass at open has ended.
+    public var isIndexed: Bool { state.withLock { $0.isComplete } }
 
     // MARK: CacheBackend
 
-    /// Returns the live entry for `key` (reading its file off the caller's executor), or nil.
+    /// Returns the live entry for `key`, or nil: read on the caller's thread when the file is small and in
+    /// memory (see `Configuration.inlineReadLimit`), else on an I/O thread.
     public func entry(forKey key: CacheKey) async throws -> CacheEntry? {
-        try await onQueue(readQueue) { [self] in try readEntry(forKey: key) }
+        guard !isClosed else { throw AssetsError.closed(path: path) }
+        if case .found(let entry) = try readEntry(forKey: key, mayBlock: false) { return entry }
+        return try await onIOThread { [self] in try readEntry(forKey: key, mayBlock: true).entry }
     }
 
-    /// Returns the live entries for `keys` in order, reading every file in one hop to the read queue.
+    /// Returns the live entries for `keys` in order: those it can read on the caller's thread at once,
+    /// the others in one hop to an I/O thread.
     public func entries(forKeys keys: [CacheKey]) async throws -> [CacheEntry?] {
-        try await onQueue(readQueue) { [self] in try keys.map { try readEntry(forKey: $0) } }
+        guard !isClosed else { throw AssetsError.closed(path: path) }
+        var entries: [CacheEntry?] = []
+        entries.reserveCapacity(keys.count)
+        var waiting: [Int] = []
+        for (index, key) in keys.enumerated() {
+            switch try readEntry(forKey: key, mayBlock: false) {
+            case .found(let entry): entries.append(entry)
+            case .wouldBlock:
+                entries.append(nil)
+                waiting.append(index)
+            }
+        }
+        guard !waiting.isEmpty else { return entries }
+        let slow = waiting
+        let read = try await onIOThread { [self] in
+            try slow.map { try readEntry(forKey: keys[$0], mayBlock: true).entry }
+        }
+        for (index, entry) in zip(slow, read) { entries[index] = entry }
+        return entries
     }
 
     /// Writes `entry` to a temporary file, renames it into place, and sweeps if over the limit.
@@ -173,6 +260,7 @@ public final class DiskCache: CacheBackend {
     /// too, in one job on the write queue, deciding from the index and the files' headers (never their
     /// bodies).
     public func removeEntries(_ selection: EntrySelection) async throws {
+        await waitUntilIndexed()
         try await onQueue(writeQueue) { [self] in try removeSelectedFiles(selection) }
     }
 
@@ -183,12 +271,15 @@ public final class DiskCache: CacheBackend {
 
     /// Removes files whose entries have expired, reading the headers of those whose expiry is unknown.
     public func removeExpired() async throws {
+        await waitUntilIndexed()
         try await onQueue(writeQueue) { [self] in try removeExpiredFiles() }
     }
 
-    /// A snapshot of the counters; `bytes` and `cost` are the files' total size.
+    /// A snapshot of the counters; `bytes` and `cost` are the files' total size (after the pass at open:
+    /// see `waitUntilIndexed()`).
     public func statistics() async -> CacheStatistics {
-        (try? await onQueue(writeQueue) { [self] in snapshot() }) ?? CacheStatistics()
+        await waitUntilIndexed()
+        return (try? await onQueue(writeQueue) { [self] in snapshot() }) ?? CacheStatistics()
     }
 
     /// Writes the last-access times held in memory to the files' modification times.
@@ -205,19 +296,6 @@ public final class DiskCache: CacheBackend {
 
     func filePath(_ name: EntryName) -> String { path + "/" + name.description }
 
-    /// Calls `body` with the NUL-terminated path of `name`'s file, built on the stack: a hit
-    /// allocates no path string.
-    func withFilePath<T>(_ name: EntryName, _ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
-        try pathPrefix.withUnsafeBytes { prefix in
-            try withUnsafeTemporaryAllocation(byteCount: prefix.count + 33, alignment: 1) { buffer in
-                buffer.copyMemory(from: prefix)
-                name.writeDigits(into: UnsafeMutableRawBufferPointer(rebasing: buffer[prefix.count...]))
-                buffer[prefix.count + 32] = 0
-                return try body(buffer.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
-        }
-    }
-
     func snapshot() -> CacheStatistics {
         state.withLock { index in
             var statistics = index.statistics
@@ -231,13 +309,33 @@ public final class DiskCache: CacheBackend {
 
     /// Checks the index's structure and the size limit; tests call this after every mutation.
     public func _checkInvariants() async {
+        await waitUntilIndexed()
         _ = try? await onQueue(writeQueue) { [self] in
             state.withLock { index in
                 index.records._checkInvariants()
                 precondition(index.totalBytes <= configuration.sizeLimit, "disk cache over its size limit")
                 precondition(index.unsavedAccess.pending.keys.allSatisfy { index.records.record(for: $0) != nil })
                 precondition(index.identities.keys.allSatisfy { index.records.record(for: $0) != nil })
+                precondition(isClosed || (index.isComplete && index.decided.isEmpty), "the pass at open did not end")
             }
+        }
+    }
+
+    /// Calls `body` with the NUL-terminated name of `name`'s file (relative to the directory), built on the
+    /// stack: a hit allocates no path string.
+    func withFileName<T>(_ name: EntryName, _ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
+        try withUnsafeTemporaryAllocation(byteCount: 33, alignment: 1) { buffer in
+            name.writeDigits(into: buffer)
+            buffer[32] = 0
+            return try body(buffer.baseAddress!.assumingMemoryBound(to: CChar.self))
+        }
+    }
+
+    /// Runs `work` on an I/O thread, unless the cache is closed by then: one hand-off there, and one back.
+    private func onIOThread<T: Sendable>(_ work: () throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(Self.ioExecutor) {
+            guard !isClosed else { throw AssetsError.closed(path: path) }
+            return try work()
         }
     }
 
@@ -279,4 +377,33 @@ public final class DiskCache: CacheBackend {
         }
     }
 
+}
+
+extension DiskCache {
+    /// A one-way gate: waiters wait until it opens, then everyone passes.
+    final class Gate: Sendable {
+        private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func wait() async {
+            guard !state.withLock({ $0.isOpen }) else { return }
+            await withCheckedContinuation { continuation in
+                let isOpen = state.withLock { state -> Bool in
+                    if !state.isOpen { state.waiters.append(continuation) }
+                    return state.isOpen
+                }
+                if isOpen { continuation.resume() }
+            }
+        }
+
+        /// The waiters now (for tests).
+        var waiterCount: Int { state.withLock { $0.waiters.count } }
+
+        func open() {
+            let waiters = state.withLock { state in
+                defer { state = (true, []) }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
 }

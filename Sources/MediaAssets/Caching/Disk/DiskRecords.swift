@@ -17,9 +17,9 @@ struct DiskRecords {
         /// The inode of the file the record describes; a reader that opened an older file (replaced
         /// since) must not write its findings onto this record.
         var inode: UInt64
-        /// Whether a read verified this file's whole-body checksum. Files are only ever replaced
-        /// (a new inode and record), never changed in place, so later reads of the same file check
-        /// the header and key but not the whole body.
+        /// Whether a read verified this file's body checksum. A file's bytes are only ever replaced
+        /// (a new inode and record), never changed in place (a metadata update rewrites a slot of its
+        /// header only), so later reads of the same file check the header and key but not the body.
         var isVerified: Bool
     }
 
@@ -33,6 +33,8 @@ struct DiskRecords {
         var newer: Int32
         var older: Int32
         var isVerified: Bool
+        /// Whether the pass at open found this record's file in the directory (see `markListed(_:)`).
+        var isListed = false
 
         var record: Record {
             Record(
@@ -108,6 +110,52 @@ struct DiskRecords {
         buckets[emptyPosition(for: name)] = index
         count += 1
         totalSize += record.size
+    }
+
+    /// Inserts a record for a `name` not held yet as the least recently used, marked as listed: the pass
+    /// at open adds the files it found, newest first, behind every record already there.
+    ///
+    /// - Complexity: O(1) amortized
+    mutating func insertLeastRecent(_ record: Record, for name: EntryName) {
+        precondition(bucketPosition(of: name) == nil, "insertLeastRecent of a name already held")
+        set(record, for: name)
+        let index = buckets[bucketPosition(of: name)!]
+        nodes[Int(index)].isListed = true
+        guard index != oldest else { return }
+        unlink(index)
+        nodes[Int(index)].newer = oldest
+        nodes[Int(oldest)].older = index
+        oldest = index
+    }
+
+    /// Marks the record of `name` as one whose file the pass at open found, replacing it with `record`
+    /// if given (in place: finding a file is not a use of it); returns false if `name` is absent.
+    @discardableResult
+    mutating func markListed(_ name: EntryName, replacingWith record: Record? = nil) -> Bool {
+        guard let position = bucketPosition(of: name) else { return false }
+        let index = Int(buckets[position])
+        if let record {
+            totalSize += record.size - nodes[index].size
+            nodes[index].assign(record)
+        }
+        nodes[index].isListed = true
+        return true
+    }
+
+    /// Removes the records the pass at open did not find a file for, except those `keep` names; returns
+    /// their names.
+    ///
+    /// - Complexity: O(n)
+    mutating func removeUnlisted(keeping keep: (EntryName) -> Bool) -> [EntryName] {
+        var unlisted: [EntryName] = []
+        var index = newest
+        while index != Self.none {
+            let node = nodes[Int(index)]
+            if !node.isListed, !keep(node.name) { unlisted.append(node.name) }
+            index = node.older
+        }
+        for name in unlisted { _ = remove(name) }
+        return unlisted
     }
 
     /// Replaces the record of an existing `name`, keeping its place in the order (learning about a
