@@ -7,15 +7,29 @@ import Foundation
 /// new entry. Derived entries append to the key: a styled variant is `<key>@<identifier>`, a video
 /// chunk `<key>#<index>` and its record `<key>#meta`. Backends treat keys as opaque strings of any
 /// length and content; none may be used as a path.
+///
+/// Keys compare and hash by the UTF-8 bytes of their text, as every backend stores them. A versioned key and a
+/// variant key keep their parts apart (`<text> version=<version>@<identifier>` is three strings), so making one
+/// for a memory lookup copies no text: it is joined only when `rawValue` is read.
 public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringInterpolation {
-    /// The key's full text.
-    public let rawValue: String
+    /// The text before any version or variant part: a request key's URL text, or the whole key.
+    private let text: String
+    /// A server-given version, written ` version=<version>` after `text`; nil or non-empty.
+    private let version: String?
+    /// A variant's identifier, written `@<identifier>` at the end; nil for other keys.
+    private let variantIdentifier: String?
+
+    private init(text: String, version: String?, variantIdentifier: String?) {
+        self.text = text
+        self.version = version
+        self.variantIdentifier = variantIdentifier
+    }
 
     /// Creates a key from its text.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.init(text: rawValue, version: nil, variantIdentifier: nil) }
 
     /// Creates a key from a string literal, interpolations included (`"avatar-\(id)"`).
-    public init(stringLiteral value: String) { self.rawValue = value }
+    public init(stringLiteral value: String) { self.init(value) }
 
     /// The key of a URL's content, optionally at a server-given version; see `init(_:version:)`.
     public init(url: URL, version: String? = nil) {
@@ -27,15 +41,26 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
     /// The space cannot occur in an absolute URL, so a versioned key never equals the key of a URL
     /// that happens to carry a `version` query item.
     public init(_ text: String, version: String?) {
-        if let version, !version.isEmpty {
-            self.rawValue = text + " version=" + version
-        } else {
-            self.rawValue = text
-        }
+        self.init(text: text, version: version?.isEmpty == false ? version : nil, variantIdentifier: nil)
+    }
+
+    /// The key's full text.
+    public var rawValue: String {
+        guard version != nil || variantIdentifier != nil else { return text }
+        var joined = ""
+        joined.reserveCapacity(utf8Count)
+        joined += text
+        if let version { joined += Self.versionSeparator + version }
+        if let variantIdentifier { joined += "@" + variantIdentifier }
+        return joined
     }
 
     /// The key of a variant produced by a plugin: `<key>@<identifier>`.
-    public func variant(_ identifier: String) -> CacheKey { CacheKey(rawValue + "@" + identifier) }
+    public func variant(_ identifier: String) -> CacheKey {
+        // A variant of a variant joins the two identifiers: its text is the same either way.
+        let joined = variantIdentifier.map { $0 + "@" + identifier } ?? identifier
+        return CacheKey(text: text, version: version, variantIdentifier: joined)
+    }
 
     /// The key of chunk `index` of this resource: `<key>#<index>`.
     public func chunk(_ index: Int) -> CacheKey { CacheKey(rawValue + "#" + String(index)) }
@@ -49,15 +74,106 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
 
     public var description: String { rawValue }
 
-    public static func < (lhs: CacheKey, rhs: CacheKey) -> Bool { lhs.rawValue < rhs.rawValue }
+    // MARK: Bytes
+
+    private static let versionSeparator = " version="
+
+    /// The length of the key's text in UTF-8 bytes.
+    private var utf8Count: Int {
+        var count = text.utf8.count
+        if let version { count += Self.versionSeparator.utf8.count + version.utf8.count }
+        if let variantIdentifier { count += 1 + variantIdentifier.utf8.count }
+        return count
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        // The text's bytes part by part: the same stream, and so the same hash, as the joined text's.
+        Self.combine(text, into: &hasher)
+        if let version {
+            Self.combine(Self.versionSeparator, into: &hasher)
+            Self.combine(version, into: &hasher)
+        }
+        if let variantIdentifier {
+            hasher.combine(UInt8(ascii: "@"))
+            Self.combine(variantIdentifier, into: &hasher)
+        }
+        hasher.combine(UInt8(0xFF))
+    }
+
+    public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
+        // Parts of the same lengths at the same places: equal exactly when each part is.
+        if lhs.text.utf8.count == rhs.text.utf8.count, lhs.version?.utf8.count == rhs.version?.utf8.count,
+            lhs.variantIdentifier?.utf8.count == rhs.variantIdentifier?.utf8.count
+        {
+            return sameBytes(lhs.text, rhs.text) && sameBytes(lhs.version, rhs.version)
+                && sameBytes(lhs.variantIdentifier, rhs.variantIdentifier)
+        }
+        // The same text split elsewhere (a flat key read back from storage against a variant key).
+        return lhs.utf8Count == rhs.utf8Count && lhs.bytes.elementsEqual(rhs.bytes)
+    }
+
+    /// Orders keys by the bytes of their text.
+    public static func < (lhs: CacheKey, rhs: CacheKey) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
+
+    private static func combine(_ part: String, into hasher: inout Hasher) {
+        let hashed: Void? = part.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
+        if hashed == nil {
+            for byte in part.utf8 { hasher.combine(byte) }
+        }
+    }
+
+    private static func sameBytes(_ lhs: String?, _ rhs: String?) -> Bool {
+        guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+        let count = lhs.utf8.count
+        guard count == rhs.utf8.count else { return false }
+        let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                count == 0 || memcmp(left.baseAddress!, right.baseAddress!, count) == 0
+            }
+        }
+        return (compared ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
+    }
+
+    /// The bytes of the key's text, part after part, without joining them.
+    private var bytes: Bytes { Bytes(key: self) }
+
+    private struct Bytes: Sequence, IteratorProtocol {
+        let key: CacheKey
+        /// The part being read: the text, the version's separator and value, the variant's `@` and identifier.
+        var part = 0
+        var current: String.UTF8View.Iterator
+
+        init(key: CacheKey) {
+            self.key = key
+            current = key.text.utf8.makeIterator()
+        }
+
+        mutating func next() -> UInt8? {
+            while true {
+                if let byte = current.next() { return byte }
+                part += 1
+                switch part {
+                case 1: current = (key.version.map { _ in CacheKey.versionSeparator } ?? "").utf8.makeIterator()
+                case 2: current = (key.version ?? "").utf8.makeIterator()
+                case 3: current = (key.variantIdentifier.map { _ in "@" } ?? "").utf8.makeIterator()
+                case 4: current = (key.variantIdentifier ?? "").utf8.makeIterator()
+                default: return nil
+                }
+            }
+        }
+    }
 }
 
 extension CacheKey {
     /// Whether this key belongs to the asset `asset`: it is `asset` itself, or continues it with `@`
     /// (a variant, placeholder or decoded original) or `#` (a chunk or the chunk record).
     public func isDerived(fromAsset asset: CacheKey) -> Bool {
-        var keyBytes = rawValue.utf8.makeIterator()
-        for byte in asset.rawValue.utf8 {
+        var keyBytes = bytes
+        for byte in asset.bytes {
             guard keyBytes.next() == byte else { return false }
         }
         guard let separator = keyBytes.next() else { return true }
@@ -68,13 +184,17 @@ extension CacheKey {
     /// its text before each `@` or `#` (`a@b#1` belongs to `a@b` and `a`), longest first, until
     /// `body` returns true; returns whether it did.
     func containsAssetPrefix(where body: (Int) -> Bool) -> Bool {
-        var length = rawValue.utf8.count
-        for byte in rawValue.utf8.reversed() {
+        let text = rawValue
+        var length = text.utf8.count
+        for byte in text.utf8.reversed() {
             length -= 1
             if byte == UInt8(ascii: "@") || byte == UInt8(ascii: "#"), body(length) { return true }
         }
         return false
     }
+
+    /// Whether the key's text starts with `prefix`, compared by UTF-8 bytes.
+    func hasPrefix(_ prefix: String) -> Bool { bytes.starts(with: prefix.utf8) }
 
     /// The key made of this key's first `length` UTF-8 bytes (a length `containsAssetPrefix` gave).
     func utf8Prefix(_ length: Int) -> CacheKey {
