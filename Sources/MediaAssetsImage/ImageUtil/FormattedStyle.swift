@@ -5,11 +5,12 @@ import MediaAssets
 ///
 /// Keyed `<style>@<format>` (`ImageUtil.VariantFormat.identifier`), so utils storing different formats on one
 /// manager never overwrite each other's variants, and encoded through `format` when the variant is stored.
+@usableFromInline
 struct FormattedStyle<Style: ImageProcessing>: ImageProcessing {
     let style: Style
     let format: ImageUtil.VariantFormat
     let pngCompressionLevel: Int
-    let identifier: String
+    @usableFromInline let identifier: String
 
     init(_ style: Style, format: ImageUtil.VariantFormat, formatIdentifier: String, pngCompressionLevel: Int) {
         self.style = style
@@ -18,14 +19,14 @@ struct FormattedStyle<Style: ImageProcessing>: ImageProcessing {
         self.identifier = style.identifier + "@" + formatIdentifier
     }
 
-    var targetSize: PixelSize? { style.targetSize }
-    var regionOfInterest: ImageRegion? { style.regionOfInterest }
+    @usableFromInline var targetSize: PixelSize? { style.targetSize }
+    @usableFromInline var regionOfInterest: ImageRegion? { style.regionOfInterest }
 
-    func process(_ image: Image) throws -> Image {
+    @usableFromInline func process(_ image: Image) throws -> Image {
         try style.process(image)
     }
 
-    func encodeVariant(_ image: Image) throws -> EncodedVariant? {
+    @usableFromInline func encodeVariant(_ image: Image) throws -> EncodedVariant? {
         let encoder = format.encoder(for: image, pngCompressionLevel: pngCompressionLevel)
         return EncodedVariant(data: try encoder.encode(image), contentType: encoder.format.mimeType)
     }
@@ -33,6 +34,7 @@ struct FormattedStyle<Style: ImageProcessing>: ImageProcessing {
 
 extension ImageUtil {
     /// `style` in `format`, by default the configured one (whose identifier the util made once).
+    @usableFromInline
     func formatted<Style: ImageProcessing>(_ style: Style, as format: VariantFormat? = nil) -> FormattedStyle<Style> {
         let format = format ?? configuration.variantFormat
         let identifier = format == configuration.variantFormat ? variantFormatIdentifier : format.identifier
