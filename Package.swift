@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(
             name: "MediaAssetsImageTests",
             dependencies: [
-                "MediaAssetsImage", "CJPEG", "CPNG", "CDynamicCodecs", "TestSupport", "SampleOrigin",
+                "MediaAssetsImage", "CJPEG", "CPNG", "CDynamicCodecs", "CZlib", "TestSupport", "SampleOrigin",
             ],
             exclude: ["Codecs/Samples"]
         ),
