@@ -59,7 +59,8 @@ let package = Package(
                 "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
                 "CZlib", "SampleOrigin", "MediaAssetsVideoProxy", "MediaAssetsRedis", "MediaAssetsEncryption",
             ],
-            path: "Benchmarks"
+            path: "Benchmarks",
+            exclude: ["pillow_avatars.py"]
         ),
 
         // Examples (the README's `swift run demo` and one per media type) and the README's snippets
