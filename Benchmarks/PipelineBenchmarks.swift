@@ -2,7 +2,6 @@ import Foundation
 import MediaAssets
 import MediaAssetsImage
 import SampleOrigin
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -195,42 +194,19 @@ private func runLimiterAdmission(table: BenchmarkTable) async throws {
 /// Seconds from freeing the slot of a one-slot limiter to the last of `queued` waiters done.
 private func drainSeconds(queued: Int) async throws -> Double {
     let limiter = WorkLimiter(limit: 1)
-    let gate = Gate()
+    // The slot's holder waits for the stream to finish.
+    let (gate, opening) = AsyncStream<Void>.makeStream()
     return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await limiter.run { await gate.wait() } }
+        group.addTask { try await limiter.run { for await _ in gate {} } }
         while limiter.peakConcurrency == 0 { await Task.yield() }
         for _ in 0..<queued {
             group.addTask { try await limiter.run { blackHole(0) } }
         }
         while limiter.waitingCount < queued { await Task.yield() }
         let start = now()
-        gate.open()
+        opening.finish()
         try await group.waitForAll()
         return now() - start
-    }
-}
-
-/// Holds waiters until opened.
-private final class Gate: Sendable {
-    private let state = Mutex((isOpen: false, waiters: [CheckedContinuation<Void, Never>]()))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let resumesNow = state.withLock { state in
-                if !state.isOpen { state.waiters.append(continuation) }
-                return state.isOpen
-            }
-            if resumesNow { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.isOpen = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
     }
 }
 
