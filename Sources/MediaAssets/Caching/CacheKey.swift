@@ -132,7 +132,8 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
         guard count == rhs.utf8.count else { return false }
         let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
             rhs.utf8.withContiguousStorageIfAvailable { right in
-                count == 0 || memcmp(left.baseAddress!, right.baseAddress!, count) == 0
+                count == 0 || left.baseAddress == right.baseAddress
+                    || memcmp(left.baseAddress!, right.baseAddress!, count) == 0
             }
         }
         return (compared ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
