@@ -39,6 +39,17 @@ struct CacheKeyTests {
         #expect(stored[CacheKey("a").variant("b@c")] == 1)
     }
 
+    @Test func aThirdVariantJoinsTheSecondAndKeepsTheText() {
+        // Given a versioned key with three variants appended: a style, a format and a third
+        let key = CacheKey("u", version: "2").variant("circle(96)").variant("auto-q85").variant("x")
+
+        // Then its text, equality and hash are those of the joined text
+        #expect(key.rawValue == "u version=2@circle(96)@auto-q85@x")
+        #expect(key == CacheKey("u version=2@circle(96)@auto-q85@x"))
+        #expect(key.hashValue == CacheKey("u version=2@circle(96)@auto-q85@x").hashValue)
+        #expect(key == CacheKey("u", version: "2").variant("circle(96)@auto-q85").variant("x"))
+    }
+
     @Test func keysOfOneLengthThatDifferInOneByteDiffer() {
         // Given texts of equal length split differently, and a versioned key against a near miss
         #expect(CacheKey("ab").variant("c") != CacheKey("a").variant("bd"))

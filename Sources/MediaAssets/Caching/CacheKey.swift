@@ -9,24 +9,25 @@ import Foundation
 /// length and content; none may be used as a path.
 ///
 /// Keys compare and hash by the UTF-8 bytes of their text, as every backend stores them. A versioned key and a
-/// variant key keep their parts apart (`<text> version=<version>@<identifier>` is three strings), so making one
+/// variant key keep their parts apart (`<text> version=<version>@<style>@<format>` is four strings), so making one
 /// for a memory lookup copies no text: it is joined only when `rawValue` is read.
 public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// The text before any version or variant part: a request key's URL text, or the whole key.
     private let text: String
     /// A server-given version, written ` version=<version>` after `text`; nil or non-empty.
     private let version: String?
-    /// A variant's identifier, written `@<identifier>` at the end; nil for other keys.
-    private let variantIdentifier: String?
+    /// Up to two variant identifiers, each written `@<identifier>` at the end (a style and its output format);
+    /// the second is nil unless the first is set.
+    private let variants: (first: String?, second: String?)
 
-    private init(text: String, version: String?, variantIdentifier: String?) {
+    private init(text: String, version: String?, variants: (first: String?, second: String?)) {
         self.text = text
         self.version = version
-        self.variantIdentifier = variantIdentifier
+        self.variants = variants
     }
 
     /// Creates a key from its text.
-    public init(_ rawValue: String) { self.init(text: rawValue, version: nil, variantIdentifier: nil) }
+    public init(_ rawValue: String) { self.init(text: rawValue, version: nil, variants: (nil, nil)) }
 
     /// Creates a key from a string literal, interpolations included (`"avatar-\(id)"`).
     public init(stringLiteral value: String) { self.init(value) }
@@ -41,25 +42,31 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
     /// The space cannot occur in an absolute URL, so a versioned key never equals the key of a URL
     /// that happens to carry a `version` query item.
     public init(_ text: String, version: String?) {
-        self.init(text: text, version: version?.isEmpty == false ? version : nil, variantIdentifier: nil)
+        self.init(text: text, version: version?.isEmpty == false ? version : nil, variants: (nil, nil))
     }
 
     /// The key's full text.
     public var rawValue: String {
-        guard version != nil || variantIdentifier != nil else { return text }
+        guard version != nil || variants.first != nil else { return text }
         var joined = ""
         joined.reserveCapacity(utf8Count)
         joined += text
         if let version { joined += Self.versionSeparator + version }
-        if let variantIdentifier { joined += "@" + variantIdentifier }
+        if let first = variants.first { joined += "@" + first }
+        if let second = variants.second { joined += "@" + second }
         return joined
     }
 
     /// The key of a variant produced by a plugin: `<key>@<identifier>`.
+    ///
+    /// A key keeps two variant identifiers apart (an image style and the format of its variant); a third is
+    /// joined to the second, which gives the same text.
     public func variant(_ identifier: String) -> CacheKey {
-        // A variant of a variant joins the two identifiers: its text is the same either way.
-        let joined = variantIdentifier.map { $0 + "@" + identifier } ?? identifier
-        return CacheKey(text: text, version: version, variantIdentifier: joined)
+        guard let first = variants.first else {
+            return CacheKey(text: text, version: version, variants: (identifier, nil))
+        }
+        let second = variants.second.map { $0 + "@" + identifier } ?? identifier
+        return CacheKey(text: text, version: version, variants: (first, second))
     }
 
     /// The key of chunk `index` of this resource: `<key>#<index>`.
@@ -82,7 +89,8 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
     private var utf8Count: Int {
         var count = text.utf8.count
         if let version { count += Self.versionSeparator.utf8.count + version.utf8.count }
-        if let variantIdentifier { count += 1 + variantIdentifier.utf8.count }
+        if let first = variants.first { count += 1 + first.utf8.count }
+        if let second = variants.second { count += 1 + second.utf8.count }
         return count
     }
 
@@ -93,9 +101,13 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
             Self.combine(Self.versionSeparator, into: &hasher)
             Self.combine(version, into: &hasher)
         }
-        if let variantIdentifier {
+        if let first = variants.first {
             hasher.combine(UInt8(ascii: "@"))
-            Self.combine(variantIdentifier, into: &hasher)
+            Self.combine(first, into: &hasher)
+        }
+        if let second = variants.second {
+            hasher.combine(UInt8(ascii: "@"))
+            Self.combine(second, into: &hasher)
         }
         hasher.combine(UInt8(0xFF))
     }
@@ -103,10 +115,12 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
     public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
         // Parts of the same lengths at the same places: equal exactly when each part is.
         if lhs.text.utf8.count == rhs.text.utf8.count, lhs.version?.utf8.count == rhs.version?.utf8.count,
-            lhs.variantIdentifier?.utf8.count == rhs.variantIdentifier?.utf8.count
+            lhs.variants.first?.utf8.count == rhs.variants.first?.utf8.count,
+            lhs.variants.second?.utf8.count == rhs.variants.second?.utf8.count
         {
             return sameBytes(lhs.text, rhs.text) && sameBytes(lhs.version, rhs.version)
-                && sameBytes(lhs.variantIdentifier, rhs.variantIdentifier)
+                && sameBytes(lhs.variants.first, rhs.variants.first)
+                && sameBytes(lhs.variants.second, rhs.variants.second)
         }
         // The same text split elsewhere (a flat key read back from storage against a variant key).
         return lhs.utf8Count == rhs.utf8Count && lhs.bytes.elementsEqual(rhs.bytes)
@@ -144,7 +158,7 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
 
     private struct Bytes: Sequence, IteratorProtocol {
         let key: CacheKey
-        /// The part being read: the text, the version's separator and value, the variant's `@` and identifier.
+        /// The part being read: the text, the version's separator and value, each variant's `@` and identifier.
         var part = 0
         var current: String.UTF8View.Iterator
 
@@ -160,8 +174,10 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
                 switch part {
                 case 1: current = (key.version.map { _ in CacheKey.versionSeparator } ?? "").utf8.makeIterator()
                 case 2: current = (key.version ?? "").utf8.makeIterator()
-                case 3: current = (key.variantIdentifier.map { _ in "@" } ?? "").utf8.makeIterator()
-                case 4: current = (key.variantIdentifier ?? "").utf8.makeIterator()
+                case 3: current = (key.variants.first.map { _ in "@" } ?? "").utf8.makeIterator()
+                case 4: current = (key.variants.first ?? "").utf8.makeIterator()
+                case 5: current = (key.variants.second.map { _ in "@" } ?? "").utf8.makeIterator()
+                case 6: current = (key.variants.second ?? "").utf8.makeIterator()
                 default: return nil
                 }
             }

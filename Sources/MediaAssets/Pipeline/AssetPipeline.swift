@@ -91,7 +91,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     public func cachedValue(
         for request: AssetRequest, processor: some AssetProcessing<Value>, storageType: StorageType
     ) -> AssetResult<Value>? {
-        let key = manager.cacheKey(for: request).variant(processor.identifier)
+        let key = processor.variantKey(of: manager.cacheKey(for: request))
         guard let entry = acceptedMemoryEntry(key, storageType: storageType, policy: request.cachePolicy),
             let value = entry.decoded?.value(as: Value.self)
         else { return nil }
@@ -162,7 +162,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         if let hit = cachedValue(for: request, processor: processor, storageType: storageType) { return hit }
         do {
             let route = try manager.route(for: storageType)
-            let variantKey = manager.cacheKey(for: request).variant(processor.identifier)
+            let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
             let flightKey = VariantFlightKey(
                 variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
             )
@@ -198,7 +198,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     ) -> AssetRequest.Priority? {
         variantFlights.flightPriority(
             for: VariantFlightKey(
-                variantKey: manager.cacheKey(for: request).variant(processor.identifier), storageType: storageType,
+                variantKey: processor.variantKey(of: manager.cacheKey(for: request)), storageType: storageType,
                 cachePolicy: request.cachePolicy))
     }
 

@@ -9,14 +9,22 @@ import MediaAssets
 struct FormattedStyle<Style: ImageProcessing>: ImageProcessing {
     let style: Style
     let format: ImageUtil.VariantFormat
+    let formatIdentifier: String
     let pngCompressionLevel: Int
-    @usableFromInline let identifier: String
 
     init(_ style: Style, format: ImageUtil.VariantFormat, formatIdentifier: String, pngCompressionLevel: Int) {
         self.style = style
         self.format = format
+        self.formatIdentifier = formatIdentifier
         self.pngCompressionLevel = pngCompressionLevel
-        self.identifier = style.identifier + "@" + formatIdentifier
+    }
+
+    /// `<style>@<format>`, joined when asked (for messages): keys are made by `variantKey(of:)`.
+    @usableFromInline var identifier: String { style.identifier + "@" + formatIdentifier }
+
+    /// `<key>@<style>@<format>`, the style's and the format's identifiers kept apart, so a memory hit joins no text.
+    @usableFromInline func variantKey(of originalKey: CacheKey) -> CacheKey {
+        originalKey.variant(style.identifier).variant(formatIdentifier)
     }
 
     @usableFromInline var targetSize: PixelSize? { style.targetSize }

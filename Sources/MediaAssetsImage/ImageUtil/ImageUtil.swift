@@ -137,7 +137,7 @@ public final class ImageUtil: Sendable {
     public func cacheKey(for request: AssetRequest, style: some ImageProcessing) -> CacheKey {
         let originalKey = manager.cacheKey(for: request)
         if Self.isOriginal(style) { return originalKey }
-        return originalKey.variant(formatted(style).identifier)
+        return formatted(style).variantKey(of: originalKey)
     }
 
     /// The image of `request` in `style` if memory holds it, without waiting or decoding.
