@@ -13,18 +13,29 @@ import Foundation
 /// for a memory lookup copies no text: it is joined only when `rawValue` is read.
 public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// The text before any version or variant part: a request key's URL text, or the whole key.
-    private let text: String
-    /// A server-given version, written ` version=<version>` after `text`; nil or non-empty.
-    private let version: String?
-    /// Up to two variant identifiers, each written `@<identifier>` at the end (a style and its output format);
-    /// the second is nil unless the first is set.
-    private let variants: (first: String?, second: String?)
+    @usableFromInline let text: String
+    /// The version and variant parts; nil for a key that is all text (most keys), which then copies, hashes and
+    /// compares as one string does.
+    @usableFromInline let parts: Parts?
+
+    @usableFromInline
+    struct Parts: Sendable {
+        /// A server-given version, written ` version=<version>` after `text`; nil or non-empty.
+        var version: String?
+        /// Up to two variant identifiers, each written `@<identifier>` at the end (a style and its output
+        /// format); the second is nil unless the first is set.
+        var first: String?
+        var second: String?
+    }
 
     private init(text: String, version: String?, variants: (first: String?, second: String?)) {
         self.text = text
-        self.version = version
-        self.variants = variants
+        let isText = version == nil && variants.first == nil
+        self.parts = isText ? nil : Parts(version: version, first: variants.first, second: variants.second)
     }
+
+    private var version: String? { parts?.version }
+    private var variants: (first: String?, second: String?) { (parts?.first, parts?.second) }
 
     /// Creates a key from its text.
     public init(_ rawValue: String) { self.init(text: rawValue, version: nil, variants: (nil, nil)) }
@@ -47,7 +58,7 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
 
     /// The key's full text.
     public var rawValue: String {
-        guard version != nil || variants.first != nil else { return text }
+        guard parts != nil else { return text }
         var joined = ""
         joined.reserveCapacity(utf8Count)
         joined += text
@@ -94,9 +105,19 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
         return count
     }
 
+    // Hashing and equality are inlinable for their usual case, a key that is all text, so that a dictionary's
+    // lookup compares the key in its bucket in place instead of copying it to call across modules.
+
+    @inlinable
     public func hash(into hasher: inout Hasher) {
         // The text's bytes part by part: the same stream, and so the same hash, as the joined text's.
         Self.combine(text, into: &hasher)
+        guard parts != nil else { return hasher.combine(UInt8(0xFF)) }
+        combineParts(into: &hasher)
+    }
+
+    @usableFromInline
+    func combineParts(into hasher: inout Hasher) {
         if let version {
             Self.combine(Self.versionSeparator, into: &hasher)
             Self.combine(version, into: &hasher)
@@ -112,7 +133,14 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
         hasher.combine(UInt8(0xFF))
     }
 
+    @inlinable
     public static func == (lhs: CacheKey, rhs: CacheKey) -> Bool {
+        if lhs.parts == nil, rhs.parts == nil { return sameBytes(lhs.text, rhs.text) }
+        return equalParts(lhs, rhs)
+    }
+
+    @usableFromInline
+    static func equalParts(_ lhs: CacheKey, _ rhs: CacheKey) -> Bool {
         // Parts of the same lengths at the same places: equal exactly when each part is.
         if lhs.text.utf8.count == rhs.text.utf8.count, lhs.version?.utf8.count == rhs.version?.utf8.count,
             lhs.variants.first?.utf8.count == rhs.variants.first?.utf8.count,
@@ -131,7 +159,8 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
     }
 
-    private static func combine(_ part: String, into hasher: inout Hasher) {
+    @inlinable
+    static func combine(_ part: String, into hasher: inout Hasher) {
         let hashed: Void? = part.utf8.withContiguousStorageIfAvailable {
             hasher.combine(bytes: UnsafeRawBufferPointer($0))
         }
@@ -140,8 +169,8 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
         }
     }
 
-    private static func sameBytes(_ lhs: String?, _ rhs: String?) -> Bool {
-        guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+    @inlinable
+    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
         let count = lhs.utf8.count
         guard count == rhs.utf8.count else { return false }
         let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
@@ -151,6 +180,11 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
             }
         }
         return (compared ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
+    }
+
+    static func sameBytes(_ lhs: String?, _ rhs: String?) -> Bool {
+        guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+        return sameBytes(lhs, rhs)
     }
 
     /// The bytes of the key's text, part after part, without joining them.
