@@ -62,7 +62,8 @@ let package = Package(
                 "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
                 "CZlib", "SampleOrigin", "MediaAssetsVideoProxy", "MediaAssetsRedis", "MediaAssetsEncryption",
             ],
-            path: "Benchmarks"
+            path: "Benchmarks",
+            exclude: ["pillow_avatars.py"]
         ),
 
         // Examples (the README's `swift run demo` and one per media type) and the README's snippets
@@ -155,7 +156,7 @@ let package = Package(
         .testTarget(
             name: "MediaAssetsImageTests",
             dependencies: [
-                "MediaAssetsImage", "CJPEG", "CPNG", "CDynamicCodecs", "TestSupport", "SampleOrigin",
+                "MediaAssetsImage", "CJPEG", "CPNG", "CDynamicCodecs", "CZlib", "TestSupport", "SampleOrigin",
             ],
             exclude: ["Codecs/Samples"]
         ),

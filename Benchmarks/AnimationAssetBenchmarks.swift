@@ -78,7 +78,7 @@ func runAnimationAssetBenchmarks(table: BenchmarkTable) async throws {
 }
 
 /// Answers every request from a dictionary of URL strings to bytes (404 for the rest).
-private struct InMemoryFilesLoader: DataLoading {
+struct InMemoryFilesLoader: DataLoading {
     let files: [String: Data]
 
     func load(_ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?) async throws -> DataResponse {

@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssets
 import MediaAssetsImage
 
 /// The avatar pipeline ImageUtil runs on a miss (JPEG bytes → decoded → 96×96 aspect-fill circle → PNG
@@ -7,13 +8,22 @@ import MediaAssetsImage
 /// reference; the PNG step alone.
 func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
     let sizes = [(512, 384), (1024, 768), (1600, 1200), (2048, 1536), (3024, 2268), (3648, 2736)]
-    let photos = try sizes.enumerated().map { index, size in
-        try makePhotoLikeJPEG(width: size.0, height: size.1, seed: UInt64(index + 11), fineDetail: true)
+    // Each picture as a baseline JPEG and as a progressive one (libjpeg's standard script of 10 scans, as web
+    // pages and many services serve them); both decode to the same pixels, judged against one reference.
+    var photos: [Data] = []
+    var progressivePhotos: [Data] = []
+    for (index, size) in sizes.enumerated() {
+        let picture = makePhotoLikeImage(width: size.0, height: size.1, seed: UInt64(index + 11), fineDetail: true)
+        photos.append(try ImageEncoder.jpeg(picture, quality: 90))
+        progressivePhotos.append(try ImageEncoder.jpeg(picture, quality: 90, progressive: true))
     }
+    let references = try photos.map { referenceAvatar(of: try ImageDecoder.decode($0), size: .square(96)) }
     // For comparisons with other libraries on the same files (see the README's benchmark notes).
     if let directory = ProcessInfo.processInfo.environment["MEDIAASSETS_EXPORT_PHOTOS"] {
-        for (index, photo) in photos.enumerated() {
+        for (index, (photo, progressive)) in zip(photos, progressivePhotos).enumerated() {
             try photo.write(to: URL(fileURLWithPath: directory).appendingPathComponent("photo-\(index).jpg"))
+            try progressive.write(
+                to: URL(fileURLWithPath: directory).appendingPathComponent("photo-\(index)-progressive.jpg"))
         }
     }
     let style = AvatarStyle.circle(diameter: 96)
@@ -61,10 +71,21 @@ func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
         baseline: "full decode, then resize (same set)", baselineMedian: fullDecode / count * 1e3
     )
     try addAvatarQualityRow(
-        table, photos: photos, current: headroomAndRegion, draft: draftWhole, todaysResize: todaysResize
+        table, photos: photos, references: references, current: headroomAndRegion, draft: draftWhole,
+        todaysResize: todaysResize
     )
 
-    try addProgressiveRows(table, sizes: sizes)
+    try addProgressiveRows(table, photos: progressivePhotos, references: references)
+
+    let named = { (prefix: String, set: [Data]) in
+        set.enumerated().map { PillowAvatarComparison.Photo(name: "\(prefix)-\($0)", data: $1, reference: $0) }
+    }
+    try await addUtilRow(table, photos: photos + progressivePhotos, renderer: renderer, style: style)
+
+    try PillowAvatarComparison(
+        photos: named("baseline", photos) + named("progressive", progressivePhotos), references: references,
+        renderer: renderer, style: style
+    ).addRows(to: table)
 
     // The PNG step alone, at the variant's level against libpng's default.
     let variant = try renderer.render(try renderer.decode(photos[3], for: style), style: style)
@@ -80,16 +101,52 @@ func runAvatarPipelineBenchmarks(table: BenchmarkTable) async throws {
     )
 }
 
+/// The same avatars through `ImageUtil` (an in-memory loader; `.hybrid(.image)` over a scratch disk cache; each ask a
+/// new version, so a miss) against `VariantRenderer` alone: what the pipeline's stages and hand-offs add to the work,
+/// with the placeholder each download makes in the background (a small decode of the whole photo). Wall-clock time,
+/// samples alternating; the background writes are awaited between samples, untimed.
+private func addUtilRow(
+    _ table: BenchmarkTable, photos: [Data], renderer: VariantRenderer, style: AvatarStyle
+) async throws {
+    let urls = photos.indices.map { URL(string: "https://cdn.example.com/photos/\($0).jpg")! }
+    let loader = InMemoryFilesLoader(files: Dictionary(uniqueKeysWithValues: zip(urls.map(\.absoluteString), photos)))
+    let directory = try makeScratchDirectory("avatar-util")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let manager = try AssetsManager(configuration: .init(diskDirectory: directory, loader: loader))
+    let util = ImageUtil(manager: manager)
+    var version = 0
+    var utilSamples: [Double] = []
+    var rendererSamples: [Double] = []
+    for sample in 0..<8 {
+        var start = now()
+        for url in urls {
+            version += 1
+            blackHole(try await util.image(for: AssetRequest(url: url, version: String(version)), style: style))
+        }
+        let throughUtil = now() - start
+        await manager.waitForPendingWrites()
+        start = now()
+        for photo in photos {
+            blackHole(try renderer.encode(try renderer.render(try renderer.decode(photo, for: style), style: style)))
+        }
+        if sample > 0 {
+            utilSamples.append(throughUtil)
+            rendererSamples.append(now() - start)
+        }
+    }
+    let count = Double(photos.count)
+    table.add(
+        "avatars through ImageUtil, both sets (mean, wall)", unit: "ms", median: median(utilSamples) / count * 1e3,
+        baseline: "VariantRenderer alone (decode, render, encode)",
+        baselineMedian: median(rendererSamples) / count * 1e3
+    )
+}
+
 /// The avatar set as progressive JPEGs (libjpeg's standard script: 10 scans): the pipeline's mean time when the
 /// decode reads only the scans the avatar's DCT scale shows, against decoding every scan, and the avatars' PSNR
 /// against a Lanczos3 reduction of the full-resolution image (the two are equal pixel for pixel by construction:
 /// every coefficient the reduced IDCT reads still arrives at full precision).
-private func addProgressiveRows(_ table: BenchmarkTable, sizes: [(Int, Int)]) throws {
-    let photos = try sizes.enumerated().map { index, size in
-        try ImageEncoder.jpeg(
-            makePhotoLikeImage(width: size.0, height: size.1, seed: UInt64(index + 11), fineDetail: true),
-            quality: 90, progressive: true)
-    }
+private func addProgressiveRows(_ table: BenchmarkTable, photos: [Data], references: [Image]) throws {
     let style = AvatarStyle.circle(diameter: 96)
     let limited = VariantRenderer()
     var everyScan = VariantRenderer()
@@ -114,8 +171,7 @@ private func addProgressiveRows(_ table: BenchmarkTable, sizes: [(Int, Int)]) th
     let resize = ImageProcessors.Resize.aspectFillCrop(size: .square(96))
     var limitedPSNR: [Double] = []
     var everyScanPSNR: [Double] = []
-    for photo in photos {
-        let reference = referenceAvatar(of: try ImageDecoder.decode(photo), size: .square(96))
+    for (photo, reference) in zip(photos, references) {
         limitedPSNR.append(psnr(try resize.process(try limited.decode(photo, for: style)), reference))
         everyScanPSNR.append(psnr(try resize.process(try everyScan.decode(photo, for: style)), reference))
     }
@@ -130,15 +186,14 @@ private func addProgressiveRows(_ table: BenchmarkTable, sizes: [(Int, Int)]) th
 /// set (higher is sharper and truer) of this path and of today's; the draft decode with this resampler is
 /// printed beside them.
 private func addAvatarQualityRow(
-    _ table: BenchmarkTable, photos: [Data], current: (Data) throws -> Image, draft: (Data) throws -> Image,
-    todaysResize: ImageProcessors.Resize
+    _ table: BenchmarkTable, photos: [Data], references: [Image], current: (Data) throws -> Image,
+    draft: (Data) throws -> Image, todaysResize: ImageProcessors.Resize
 ) throws {
     let resize = ImageProcessors.Resize.aspectFillCrop(size: .square(96))
     var currentPSNR: [Double] = []
     var todaysPSNR: [Double] = []
     var draftPSNR: [Double] = []
-    for photo in photos {
-        let reference = referenceAvatar(of: try ImageDecoder.decode(photo), size: .square(96))
+    for (photo, reference) in zip(photos, references) {
         currentPSNR.append(psnr(try resize.process(try current(photo)), reference))
         todaysPSNR.append(psnr(try todaysResize.process(try draft(photo)), reference))
         draftPSNR.append(psnr(try resize.process(try draft(photo)), reference))
@@ -161,11 +216,6 @@ private func addAvatarQualityRow(
 private func interleavedMedianCPUSeconds(
     repetitions: Int, _ first: () throws -> Void, and second: () throws -> Void
 ) throws -> (Double, Double) {
-    func threadCPUSeconds() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
     try first()
     try second()
     var firstSamples: [Double] = []

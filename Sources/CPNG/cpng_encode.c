@@ -42,6 +42,7 @@ static cpng_status cpng_run(cpng_encoder *encoder, const uint8_t *rows, const cp
     if (setjmp(png_jmpbuf(png))) return encoder->errors.status;
     png_set_write_fn(png, encoder, cpng_write_callback, cpng_flush_callback);
     if (options->compression_level >= 0) png_set_compression_level(png, options->compression_level);
+    if (options->filters != 0) png_set_filter(png, PNG_FILTER_TYPE_BASE, options->filters);
     png_set_IHDR(png, info, options->width, options->height, options->bit_depth, options->color_type,
                  options->interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -74,7 +75,8 @@ static cpng_status cpng_run(cpng_encoder *encoder, const uint8_t *rows, const cp
 static int cpng_options_valid(const cpng_encode_options *options) {
     if (options->width == 0 || options->height == 0 || options->width > PNG_UINT_31_MAX
         || options->height > PNG_UINT_31_MAX || options->palette_count < 0 || options->palette_count > 256
-        || options->trans_alpha_count < 0 || options->trans_alpha_count > options->palette_count) {
+        || options->trans_alpha_count < 0 || options->trans_alpha_count > options->palette_count
+        || (options->filters & ~0xF8) != 0) {
         return 0;
     }
     if (options->strip_filler) {

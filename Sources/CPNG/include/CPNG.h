@@ -72,6 +72,9 @@ typedef struct {
     int interlaced;
     /// zlib level 0...9, or -1 for libpng's default.
     int compression_level;
+    /// The row filters libpng may choose from, a mask of `CPNG_FILTER_*`; 0 for libpng's default (all five,
+    /// chosen per row).
+    int filters;
     /// RGB only: the rows are 8-bit RGBA and the fourth byte of each pixel is dropped.
     int strip_filler;
     /// Palette: `palette_count` RGB triples.
@@ -87,6 +90,13 @@ typedef struct {
     uint16_t trans_green;
     uint16_t trans_blue;
 } cpng_encode_options;
+
+/// Row filters for `cpng_encode_options.filters` (libpng's PNG_FILTER_* values).
+#define CPNG_FILTER_NONE 0x08
+#define CPNG_FILTER_SUB 0x10
+#define CPNG_FILTER_UP 0x20
+#define CPNG_FILTER_AVG 0x40
+#define CPNG_FILTER_PAETH 0x80
 
 /// Encodes rows to a PNG in memory. On success `*output` holds `*output_size` bytes to release with
 /// `cpng_free`. On failure `message` (may be NULL) receives a reason.

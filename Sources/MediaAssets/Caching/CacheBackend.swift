@@ -137,7 +137,7 @@ public enum EntrySelection: Sendable, Hashable, CustomStringConvertible {
     /// Whether the entry stored under `key` through `partition` (its `metadata.partition`) is selected.
     public func contains(key: CacheKey, partition: LRUCacheType?) -> Bool {
         switch self {
-        case .keyPrefix(let prefix): return key.rawValue.utf8.starts(with: prefix.utf8)
+        case .keyPrefix(let prefix): return key.hasPrefix(prefix)
         case .partition(let selected): return partition == selected
         case .asset(let asset): return key.isDerived(fromAsset: asset)
         }

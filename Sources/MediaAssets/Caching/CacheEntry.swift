@@ -84,6 +84,9 @@ public struct CacheEntry: Sendable {
     /// The hard expiry, read without copying the metadata (for caches on their hot path).
     var expires: Date? { storage.expires }
 
+    /// `metadata.freshUntil`, read without copying the metadata.
+    var freshUntil: Date? { storage.metadata.freshUntil }
+
     /// Whether two entries are the same stored value (not merely equal contents).
     func isSameStorage(as other: CacheEntry) -> Bool { storage === other.storage }
 }
@@ -147,15 +150,53 @@ public struct CacheMetadata: Sendable, Hashable, Codable {
 extension LRUCacheType: Codable {}
 
 /// A decoded object (an image bitmap, a parsed animation) with the memory it occupies.
+///
+/// The object is kept under its own type, so a util reads it back with `value(as:)` by comparing one type, with
+/// no cast from `any Sendable` (a memory hit does this on every ask).
 public struct DecodedObject: Sendable {
-    /// The object; the util that stored it casts it back.
-    public var value: any Sendable
+    @usableFromInline var box: DecodedObjectBox
     /// An estimate of the object's size in memory, in bytes; memory limits count it.
     public var cost: Int
 
-    /// Creates a decoded object with its cost in bytes.
-    public init(_ value: any Sendable, cost: Int) {
-        self.value = value
+    /// Creates a decoded object with its cost in bytes. An argument typed `any Sendable` is kept under the type
+    /// of the value it holds.
+    public init<Value: Sendable>(_ value: Value, cost: Int) {
+        self.box = TypedDecodedObjectBox(value)
         self.cost = max(0, cost)
     }
+
+    /// The object, for a util that reads it back with `as?` (`value(as:)` is cheaper).
+    public var value: any Sendable {
+        get { box.erasedValue }
+        set { box = Self.box(newValue) }
+    }
+
+    /// The object if it was stored as a `Value`, else `nil`.
+    ///
+    /// - Complexity: O(1): one comparison of types, no cast of an existential.
+    @inlinable
+    public func value<Value: Sendable>(as type: Value.Type) -> Value? {
+        guard let typed = box as? TypedDecodedObjectBox<Value> else { return nil }
+        return typed.value
+    }
+
+    private static func box<Value: Sendable>(_ value: Value) -> DecodedObjectBox {
+        TypedDecodedObjectBox(value)
+    }
+}
+
+/// Holds a decoded object; one subclass per type, so that reading it back as its type checks a class.
+@usableFromInline
+class DecodedObjectBox: @unchecked Sendable {
+    // Immutable in every subclass: `@unchecked` only because a non-final class cannot be checked.
+    var erasedValue: any Sendable { fatalError("DecodedObjectBox is abstract") }
+}
+
+@usableFromInline
+final class TypedDecodedObjectBox<Value: Sendable>: DecodedObjectBox, @unchecked Sendable {
+    @usableFromInline let value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    override var erasedValue: any Sendable { value }
 }

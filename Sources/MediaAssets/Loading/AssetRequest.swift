@@ -83,6 +83,16 @@ public struct AssetRequest: Sendable, Hashable {
             case .reload, .revalidate: return false
             }
         }
+
+        /// `accepts(_:at:)`, reading `clock` only when the answer depends on the date (memory hits read
+        /// no clock for entries without a freshness lifetime).
+        func accepts(_ entry: CacheEntry, clock: () -> Date) -> Bool {
+            switch self {
+            case .useCache: return entry.freshUntil.map { $0 > clock() } ?? true
+            case .cacheOnly: return true
+            case .reload, .revalidate: return false
+            }
+        }
     }
 }
 

@@ -99,9 +99,20 @@ public protocol AssetProcessing<Value>: Sendable {
     /// it to the pipeline's decoder (`AssetDecoding.encodeVariant(_:)`). A processor that encodes names its
     /// encoding (format, quality) in its `identifier`, which keys the stored bytes.
     func encodeVariant(_ value: Value) throws -> EncodedVariant?
+
+    /// The key the processed value of the asset under `originalKey` is kept under: `<key>@<identifier>`, which
+    /// the default makes.
+    ///
+    /// A processor whose identifier joins parts it holds apart (a style and the format of its variant) appends
+    /// them one by one instead (`originalKey.variant(style).variant(format)`): the same key, made on every ask
+    /// without joining text. Its text must be `<key>@<identifier>`.
+    func variantKey(of originalKey: CacheKey) -> CacheKey
 }
 
 extension AssetProcessing {
     /// The decoder's encoding.
     public func encodeVariant(_ value: Value) throws -> EncodedVariant? { nil }
+
+    /// `<key>@<identifier>`.
+    public func variantKey(of originalKey: CacheKey) -> CacheKey { originalKey.variant(identifier) }
 }

@@ -18,7 +18,7 @@ extension AssetPipeline {
         storageType: StorageType, priority: LivePriority? = nil
     ) async throws -> AssetResult<EncodedVariant> {
         let route = try manager.route(for: storageType)
-        let variantKey = manager.cacheKey(for: request).variant(processor.identifier)
+        let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
         let policy = request.cachePolicy
         if policy == .useCache || policy == .cacheOnly, !route.isMemoryOnly,
             let entry = try await manager.storedEntry(forKey: variantKey, route: route, bytesOnly: true),

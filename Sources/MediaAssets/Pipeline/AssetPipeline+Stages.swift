@@ -22,9 +22,10 @@ extension AssetPipeline {
     }
 
     /// A decoded original kept in memory, with the options it was decoded with.
+    @usableFromInline
     struct KeptDecode: Sendable {
-        var value: Value
-        var options: Decoder.Options
+        @usableFromInline var value: Value
+        @usableFromInline var options: Decoder.Options
     }
 
     // MARK: Process stage
@@ -35,7 +36,7 @@ extension AssetPipeline {
     ) async throws -> AssetResult<Value> {
         let policy = request.cachePolicy
         if let memory = route.memory, let hit = memoryValue(variantKey, in: memory, policy: policy) {
-            counters.withLock { $0.memoryHits += 1 }
+            countMemoryHit()
             return hit
         }
         if policy == .useCache || policy == .cacheOnly, !route.isMemoryOnly,
@@ -243,7 +244,8 @@ extension AssetPipeline {
     ) {
         guard configuration.decodedOriginals != .never, let memory = route.memory else { return }
         // A larger decode that is at least as fresh stays: it answers this ask's options too.
-        if let currentEntry = memory.cachedEntry(forKey: key), let current = currentEntry.decoded?.value as? KeptDecode,
+        if let currentEntry = memory.cachedEntry(forKey: key),
+            let current = currentEntry.decoded?.value(as: KeptDecode.self),
             current.options != options, decoder.options(current.options, satisfy: options),
             (currentEntry.metadata.freshUntil ?? .distantFuture) >= (metadata.freshUntil ?? .distantFuture)
         {
@@ -262,9 +264,8 @@ extension AssetPipeline {
         _ key: CacheKey, in memory: any DecodedObjectCaching, satisfying options: Decoder.Options,
         policy: AssetRequest.CachePolicy
     ) -> AssetResult<Value>? {
-        guard let entry = memory.cachedEntry(forKey: key),
-            policy.accepts(entry, at: manager.configuration.now()),
-            let kept = entry.decoded?.value as? KeptDecode, decoder.options(kept.options, satisfy: options)
+        guard let entry = memory.cachedEntry(forKey: key), policy.accepts(entry, clock: manager.configuration.now),
+            let kept = entry.decoded?.value(as: KeptDecode.self), decoder.options(kept.options, satisfy: options)
         else { return nil }
         return AssetResult(value: kept.value, source: .memory, metadata: entry.metadata)
     }
@@ -273,8 +274,8 @@ extension AssetPipeline {
     func memoryValue(
         _ key: CacheKey, in memory: any DecodedObjectCaching, policy: AssetRequest.CachePolicy
     ) -> AssetResult<Value>? {
-        guard let entry = memory.cachedEntry(forKey: key), policy.accepts(entry, at: manager.configuration.now()),
-            let value = entry.decoded?.value as? Value
+        guard let entry = memory.cachedEntry(forKey: key), policy.accepts(entry, clock: manager.configuration.now),
+            let value = entry.decoded?.value(as: Value.self)
         else { return nil }
         return AssetResult(value: value, source: .memory, metadata: entry.metadata)
     }

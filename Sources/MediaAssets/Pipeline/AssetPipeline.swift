@@ -51,40 +51,63 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     /// The decode options under way per original, so that an ask joins a decode that satisfies it.
     let decodesUnderWay = Mutex([DecodeSource: [Decoder.Options: Int]]())
     let counters = Mutex(PipelineStatistics())
+    /// Memory hits, counted apart from `counters` so that a hit takes no lock of the pipeline's.
+    private let memoryHitCount = Atomic<Int>(0)
+    /// `decoded(<decoder>)`: the variant identifier of decoded originals, made once.
+    private let decodedIdentifier: String
 
     /// Creates a pipeline over `manager` with `decoder`.
     public init(manager: AssetsManager, decoder: Decoder, configuration: Configuration = Configuration()) {
         self.manager = manager
         self.decoder = decoder
         self.configuration = configuration
+        self.decodedIdentifier = "decoded(" + decoder.identifier + ")"
     }
 
     // MARK: Memory (no waiting)
 
+    // A memory hit takes one lock (the memory cache's) and allocates nothing: the route comes from the registry's
+    // lock-free table, the key keeps its parts apart, the value is read back under its own type, and the hit is
+    // counted atomically. The two lookups are inlinable so that a util's module specializes them for its decoder:
+    // unspecialized, every hit looked up the metadata of the generic types it made.
+
     /// The decoded original of `request` if memory holds one that satisfies `options` and the
     /// request's cache policy, without waiting, reading or decoding.
+    @inlinable
     public func cachedValue(
         for request: AssetRequest, options: Decoder.Options, storageType: StorageType
     ) -> AssetResult<Value>? {
-        guard let memory = manager.decodedObjectCache(for: storageType) else { return nil }
         let key = decodedKey(manager.cacheKey(for: request))
-        guard let hit = keptDecode(key, in: memory, satisfying: options, policy: request.cachePolicy) else {
-            return nil
-        }
-        counters.withLock { $0.memoryHits += 1 }
-        return hit
+        guard let entry = acceptedMemoryEntry(key, storageType: storageType, policy: request.cachePolicy),
+            let kept = entry.decoded?.value(as: KeptDecode.self), decoder.options(kept.options, satisfy: options)
+        else { return nil }
+        countMemoryHit()
+        return AssetResult(value: kept.value, source: .memory, metadata: entry.metadata)
     }
 
     /// The processed value of `request` if memory holds it and the request's cache policy accepts it,
     /// without waiting, reading or decoding.
+    @inlinable
     public func cachedValue(
         for request: AssetRequest, processor: some AssetProcessing<Value>, storageType: StorageType
     ) -> AssetResult<Value>? {
-        guard let memory = manager.decodedObjectCache(for: storageType) else { return nil }
-        let key = manager.cacheKey(for: request).variant(processor.identifier)
-        guard let hit = memoryValue(key, in: memory, policy: request.cachePolicy) else { return nil }
-        counters.withLock { $0.memoryHits += 1 }
-        return hit
+        let key = processor.variantKey(of: manager.cacheKey(for: request))
+        guard let entry = acceptedMemoryEntry(key, storageType: storageType, policy: request.cachePolicy),
+            let value = entry.decoded?.value(as: Value.self)
+        else { return nil }
+        countMemoryHit()
+        return AssetResult(value: value, source: .memory, metadata: entry.metadata)
+    }
+
+    /// The entry memory holds for `key` in `storageType`'s decoded-object tier, if `policy` accepts it.
+    @usableFromInline
+    func acceptedMemoryEntry(
+        _ key: CacheKey, storageType: StorageType, policy: AssetRequest.CachePolicy
+    ) -> CacheEntry? {
+        guard let memory = manager.decodedObjectCache(for: storageType), let entry = memory.cachedEntry(forKey: key),
+            policy.accepts(entry, clock: manager.configuration.now)
+        else { return nil }
+        return entry
     }
 
     // MARK: Fetch, decode, process
@@ -139,7 +162,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         if let hit = cachedValue(for: request, processor: processor, storageType: storageType) { return hit }
         do {
             let route = try manager.route(for: storageType)
-            let variantKey = manager.cacheKey(for: request).variant(processor.identifier)
+            let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
             let flightKey = VariantFlightKey(
                 variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
             )
@@ -160,6 +183,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     /// A snapshot of the counters.
     public var statistics: PipelineStatistics {
         var statistics = counters.withLock { $0 }
+        statistics.memoryHits = memoryHitCount.load(ordering: .relaxed)
         statistics.joins = variantFlights.joinCount + decodeFlights.joinCount
         return statistics
     }
@@ -174,13 +198,18 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     ) -> AssetRequest.Priority? {
         variantFlights.flightPriority(
             for: VariantFlightKey(
-                variantKey: manager.cacheKey(for: request).variant(processor.identifier), storageType: storageType,
+                variantKey: processor.variantKey(of: manager.cacheKey(for: request)), storageType: storageType,
                 cachePolicy: request.cachePolicy))
     }
 
     /// The key a decoded original is kept under in memory: `<key>@decoded(<decoder>)`.
     public func decodedKey(_ originalKey: CacheKey) -> CacheKey {
-        originalKey.variant("decoded(" + decoder.identifier + ")")
+        originalKey.variant(decodedIdentifier)
+    }
+
+    @usableFromInline
+    func countMemoryHit() {
+        memoryHitCount.add(1, ordering: .relaxed)
     }
 
     private func countFailure(_ error: Error) {

@@ -37,6 +37,7 @@ public struct AssetResult<Value: Sendable>: Sendable {
     var encoded: EncodedVariant?
 
     /// Creates a result.
+    @inlinable
     public init(value: Value, source: AssetSource, metadata: CacheMetadata, original: Value? = nil) {
         self.value = value
         self.source = source

@@ -5,7 +5,9 @@
 /// - a `TieredCaching` backend: bytes through its byte tiers, decoded objects in its memory tier;
 /// - a `DecodedObjectCaching` backend (`.lru(t)`): everything in it;
 /// - any other backend (`.disk`, `.custom`): bytes only, every hit decoded anew.
-struct StorageRoute: Sendable {
+///
+/// A class, so that the stages pass one reference where they would copy four existentials.
+final class StorageRoute: Sendable {
     let storageType: StorageType
     let backend: any CacheBackend
     /// Where decoded objects are kept, if anywhere.

@@ -7,8 +7,10 @@ public enum ImageEncoder {
     /// PNG bytes for `image`: 8-bit RGBA when any pixel is transparent, else 8-bit RGB (smaller).
     ///
     /// Pixels are un-premultiplied first; the round trip through `ImageDecoder` gives back the same pixels.
-    /// Uses adaptive filtering and `compressionLevel` (zlib 0...9, clamped; `nil` keeps libpng's
-    /// default, 6). Small variants encode 3–4× faster at level 1 for about 20 % more bytes.
+    /// `compressionLevel` is zlib's (0...9, clamped; `nil` keeps libpng's default, 6). Small variants encode 3–4×
+    /// faster at level 1 for about 20 % more bytes. Levels up to 3 filter every row with Sub alone, which took half
+    /// the time of libpng's choice among its five filters per row for 96 px circles (photographic, smooth and flat
+    /// ones) at sizes within 2 % of it; higher levels let libpng choose.
     ///
     /// - Throws: `ImageError.encodingFailed`
     public static func png(_ image: Image, compressionLevel: Int? = nil) throws -> Data {
@@ -27,6 +29,7 @@ public enum ImageEncoder {
         options.stride = image.width * 4
         options.bit_depth = 8
         options.compression_level = compressionLevel.map { Int32(min(9, max(0, $0))) } ?? -1
+        if (0...3).contains(options.compression_level) { options.filters = CPNG_FILTER_SUB }
         options.interlaced = interlaced ? 1 : 0
         if image.hasTransparency {
             options.color_type = Int32(CPNG_COLOR_RGBA)

@@ -98,6 +98,6 @@ extension ImageUtil {
     /// The key the encoded variant of `request` in `style` and `format` is stored under: `<key>@<style>@<format>`
     /// (`.original` included: the whole image in that format).
     public func cacheKey(for request: AssetRequest, style: some ImageProcessing, format: VariantFormat) -> CacheKey {
-        manager.cacheKey(for: request).variant(formatted(style, as: format).identifier)
+        formatted(style, as: format).variantKey(of: manager.cacheKey(for: request))
     }
 }

@@ -5,27 +5,36 @@ import MediaAssets
 ///
 /// Keyed `<style>@<format>` (`ImageUtil.VariantFormat.identifier`), so utils storing different formats on one
 /// manager never overwrite each other's variants, and encoded through `format` when the variant is stored.
+@usableFromInline
 struct FormattedStyle<Style: ImageProcessing>: ImageProcessing {
     let style: Style
     let format: ImageUtil.VariantFormat
+    let formatIdentifier: String
     let pngCompressionLevel: Int
-    let identifier: String
 
     init(_ style: Style, format: ImageUtil.VariantFormat, formatIdentifier: String, pngCompressionLevel: Int) {
         self.style = style
         self.format = format
+        self.formatIdentifier = formatIdentifier
         self.pngCompressionLevel = pngCompressionLevel
-        self.identifier = style.identifier + "@" + formatIdentifier
     }
 
-    var targetSize: PixelSize? { style.targetSize }
-    var regionOfInterest: ImageRegion? { style.regionOfInterest }
+    /// `<style>@<format>`, joined when asked (for messages): keys are made by `variantKey(of:)`.
+    @usableFromInline var identifier: String { style.identifier + "@" + formatIdentifier }
 
-    func process(_ image: Image) throws -> Image {
+    /// `<key>@<style>@<format>`, the style's and the format's identifiers kept apart, so a memory hit joins no text.
+    @usableFromInline func variantKey(of originalKey: CacheKey) -> CacheKey {
+        originalKey.variant(style.identifier).variant(formatIdentifier)
+    }
+
+    @usableFromInline var targetSize: PixelSize? { style.targetSize }
+    @usableFromInline var regionOfInterest: ImageRegion? { style.regionOfInterest }
+
+    @usableFromInline func process(_ image: Image) throws -> Image {
         try style.process(image)
     }
 
-    func encodeVariant(_ image: Image) throws -> EncodedVariant? {
+    @usableFromInline func encodeVariant(_ image: Image) throws -> EncodedVariant? {
         let encoder = format.encoder(for: image, pngCompressionLevel: pngCompressionLevel)
         return EncodedVariant(data: try encoder.encode(image), contentType: encoder.format.mimeType)
     }
@@ -33,6 +42,7 @@ struct FormattedStyle<Style: ImageProcessing>: ImageProcessing {
 
 extension ImageUtil {
     /// `style` in `format`, by default the configured one (whose identifier the util made once).
+    @usableFromInline
     func formatted<Style: ImageProcessing>(_ style: Style, as format: VariantFormat? = nil) -> FormattedStyle<Style> {
         let format = format ?? configuration.variantFormat
         let identifier = format == configuration.variantFormat ? variantFormatIdentifier : format.identifier

@@ -63,14 +63,21 @@ public final class ImageUtil: Sendable {
     /// - Throws: `ImageUtilError` for undecodable bytes or a failing style, `ImageProcessingError` for a
     ///   style that cannot be drawn, `AssetsError` for network and storage failures, `CancellationError`
     ///   when the calling task is cancelled.
+    @inlinable
     public func image(
         for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original,
         storageType: StorageType = .hybrid(.image)
     ) async throws -> Image {
-        try await imageResult(for: request, style: style, storageType: storageType).value
+        // Inlinable with `cachedImage`, so that the caller's module specializes a memory hit for its style.
+        if let image = cachedImage(for: request, style: style, storageType: storageType) { return image }
+        return try await imageResult(
+            for: request, style: style, storageType: storageType, priority: nil, progress: nil,
+            receivesBodyPieces: false
+        ).value
     }
 
     /// Returns the image at `url` in `style`; see `image(for:style:storageType:)`.
+    @inlinable
     public func image(
         for url: URL, style: some ImageProcessing = AvatarStyle.original, storageType: StorageType = .hybrid(.image)
     ) async throws -> Image {
@@ -89,6 +96,7 @@ public final class ImageUtil: Sendable {
 
     /// `imageResult(for:style:storageType:)` ranked by `priority`, reporting `progress` (with the body's pieces
     /// when `receivesBodyPieces` and this ask starts the download).
+    @usableFromInline
     func imageResult(
         for request: AssetRequest, style: some ImageProcessing, storageType: StorageType, priority: LivePriority?,
         progress: (@Sendable (FetchProgress) -> Void)?, receivesBodyPieces: Bool
@@ -100,7 +108,6 @@ public final class ImageUtil: Sendable {
                 receivesBodyPieces: receivesBodyPieces)
         } else {
             let variant = formatted(style)
-            if let hit = pipeline.cachedValue(for: request, processor: variant, storageType: storageType) { return hit }
             try (style as? AvatarStyle)?.validate()
             do {
                 result = try await pipeline.value(
@@ -120,6 +127,7 @@ public final class ImageUtil: Sendable {
     }
 
     /// Whether `style` is `.original`: the decoded image itself, kept under the original's key.
+    @usableFromInline
     static func isOriginal(_ style: some ImageProcessing) -> Bool {
         style.identifier == "original"
     }
@@ -129,13 +137,14 @@ public final class ImageUtil: Sendable {
     public func cacheKey(for request: AssetRequest, style: some ImageProcessing) -> CacheKey {
         let originalKey = manager.cacheKey(for: request)
         if Self.isOriginal(style) { return originalKey }
-        return originalKey.variant(formatted(style).identifier)
+        return formatted(style).variantKey(of: originalKey)
     }
 
     /// The image of `request` in `style` if memory holds it, without waiting or decoding.
     ///
     /// Reads the decoded-object tier of `storageType`'s backend (`DecodedObjectCaching`), whatever backend
     /// a user registered there.
+    @inlinable
     public func cachedImage(
         for request: AssetRequest, style: some ImageProcessing, storageType: StorageType = .hybrid(.image)
     ) -> Image? {

@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 import Testing
 
@@ -36,6 +37,45 @@ struct ImageEncoderTests {
 
         // Then every premultiplied byte is the same
         #expect(decoded == image)
+    }
+
+    @Test("fast PNG levels filter every row with Sub; higher ones let libpng choose per row")
+    func fastLevelsFilterWithSub() throws {
+        // Given vertical stripes, whose rows after the first are best filtered with Up
+        var pixels: [UInt8] = []
+        for _ in 0..<16 {
+            for x in 0..<16 { pixels += x % 3 == 0 ? [200, 40, 90, 255] : [10, 220, 30, 255] }
+        }
+        let stripes = Image(width: 16, height: 16, pixels: pixels)
+
+        // When they are encoded at level 1 and at level 9
+        let fast = try Self.rowFilters(
+            of: try ImageEncoder.png(stripes, compressionLevel: 1), rows: 16, rowBytes: 16 * 3)
+        let small = try Self.rowFilters(
+            of: try ImageEncoder.png(stripes, compressionLevel: 9), rows: 16, rowBytes: 16 * 3)
+
+        // Then level 1 used Sub (1) for every row, and level 9 chose Up (2) for the repeated rows
+        #expect(fast == Array(repeating: 1, count: 16))
+        #expect(small.dropFirst().allSatisfy { $0 == 2 })
+        #expect(try ImageDecoder.decode(try ImageEncoder.png(stripes, compressionLevel: 1)) == stripes)
+    }
+
+    /// The filter byte of each of the `rows` rows of a non-interlaced 8-bit PNG whose rows are `rowBytes` long.
+    static func rowFilters(of png: Data, rows: Int, rowBytes: Int) throws -> [UInt8] {
+        var compressed: [UInt8] = []
+        var offset = 8
+        let bytes = [UInt8](png)
+        while offset + 8 <= bytes.count {
+            let length = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            if type == "IDAT" { compressed += bytes[(offset + 8)..<(offset + 8 + length)] }
+            offset += 12 + length
+        }
+        var inflated = [UInt8](repeating: 0, count: rows * (rowBytes + 1))
+        var inflatedCount = UInt(inflated.count)
+        let status = uncompress(&inflated, &inflatedCount, compressed, UInt(compressed.count))
+        try #require(status == Z_OK && Int(inflatedCount) == inflated.count)
+        return stride(from: 0, to: inflated.count, by: rowBytes + 1).map { inflated[$0] }
     }
 
     @Test("opaque images are written as RGB PNG, translucent ones as RGBA")
