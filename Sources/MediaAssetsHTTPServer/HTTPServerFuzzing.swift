@@ -2,7 +2,7 @@ import Foundation
 
 /// Feeds arbitrary bytes to the request-head parser the server uses (and the `Range` resolution): it
 /// must return a head or reject it, never crash. The libFuzzer entry point of the parser (see `Fuzz/`).
-public func fuzzHTTPRequestHead(_ data: Data) {
+@_spi(Fuzzing) public func fuzzHTTPRequestHead(_ data: Data) {
     var buffer = RequestHeadBuffer(maximumHeadSize: 64 << 10, maximumBodySize: 1 << 20)
     buffer.append([UInt8](data)[...])
     for _ in 0..<4 {

@@ -183,7 +183,7 @@ public final class SQLiteBackend: CacheBackend {
 
     /// Checks the in-memory count and size against the table, the size limit, and the file's
     /// structure (`PRAGMA quick_check`); tests call this after mutations.
-    public func _checkInvariants() async {
+    package func checkInvariants() async {
         _ = try? await perform(failure: removeFailed) { try $0.checkInvariants() }
     }
 

@@ -75,6 +75,6 @@ struct ProxyTarget: Sendable, Hashable {
 
 /// Feeds arbitrary bytes, as a request path, to the proxy's URL parser: it must return a target or
 /// `nil`, never crash. The libFuzzer entry point of the parser (see `Fuzz/`).
-public func fuzzVideoProxyPath(_ data: Data) {
+@_spi(Fuzzing) public func fuzzVideoProxyPath(_ data: Data) {
     _ = ProxyTarget(path: String(decoding: data, as: UTF8.self))
 }

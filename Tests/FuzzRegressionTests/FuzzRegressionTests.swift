@@ -1,12 +1,12 @@
 import Foundation
-import MediaAssets
-import MediaAssetsAnimation
-import MediaAssetsEncryption
-import MediaAssetsHTTPServer
-import MediaAssetsImage
-import MediaAssetsRedis
-import MediaAssetsVideo
-import MediaAssetsVideoProxy
+@_spi(Fuzzing) import MediaAssets
+@_spi(Fuzzing) import MediaAssetsAnimation
+@_spi(Fuzzing) import MediaAssetsEncryption
+@_spi(Fuzzing) import MediaAssetsHTTPServer
+@_spi(Fuzzing) import MediaAssetsImage
+@_spi(Fuzzing) import MediaAssetsRedis
+@_spi(Fuzzing) import MediaAssetsVideo
+@_spi(Fuzzing) import MediaAssetsVideoProxy
 import Testing
 
 /// Replays every input `Fuzz/run` kept in `Fuzz/Regressions/<target>/` through that target's parser, so a

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import MediaAssetsRedis
+@_spi(Fuzzing) @testable import MediaAssetsRedis
 
 @Suite("RESP reply parser")
 struct RESPParserTests {

@@ -28,7 +28,7 @@ struct SQLiteAccessTimeTests {
         #expect(await backend._unsavedAccessCount() == 1)
         await backend.flushAccessTimes()
         #expect(await backend._unsavedAccessCount() == 0)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func savingAccessTimesDoesNotRewriteTheEntries() async throws {
@@ -50,7 +50,7 @@ struct SQLiteAccessTimeTests {
         let walBytes = try FileManager.default.attributesOfItem(atPath: file.url.path + "-wal")[.size] as? Int ?? 0
         #expect(walBytes > 0, "the times were written")
         #expect(walBytes <= 8 * (16 << 10 + 24) + 32, "WAL of \(walBytes) bytes")
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func readsOfRowsSavedInTheNewerHalfRecordNothing() async throws {
@@ -77,6 +77,6 @@ struct SQLiteAccessTimeTests {
         file.clock.advance(by: 10)
         #expect(try await backend.entry(forKey: "k2") != nil)
         #expect(await backend._unsavedAccessCount() == 1)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 }

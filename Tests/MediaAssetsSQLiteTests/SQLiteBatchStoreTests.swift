@@ -25,7 +25,7 @@ struct SQLiteBatchStoreTests {
         #expect(try await backend.entry(forKey: "k1")?.data == payload(3, count: 30))
         let statistics = await backend.statistics()
         #expect(statistics.count == 2 && statistics.bytes == 40 && statistics.writes == 4, "\(statistics)")
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func batchOverTheLimitFallsBackToOneStoreEachAndEvicts() async throws {
@@ -43,6 +43,6 @@ struct SQLiteBatchStoreTests {
         let statistics = await backend.statistics()
         #expect(statistics.bytes <= 1_000 && statistics.evictions > 0 && statistics.writes == 12, "\(statistics)")
         #expect(try await backend.entry(forKey: "k11") != nil)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 }

@@ -66,7 +66,7 @@ struct SQLiteConcurrencyTests {
         #expect(statistics.rejectedTooLarge == 0)
         #expect(statistics.bytes <= 64 << 10 && statistics.count <= keyCount)
         #expect(statistics.evictions > 0)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
         for index in 0..<keyCount {
             if let data = try await backend.entry(forKey: CacheKey("k\(index)"))?.data {
                 #expect(Self.isComplete(data))

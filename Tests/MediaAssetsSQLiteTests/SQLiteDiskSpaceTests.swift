@@ -35,7 +35,7 @@ struct SQLiteDiskSpaceTests {
         #expect(largest <= limit, "the database and its WAL reached \(largest) bytes")
         #expect(await backend.statistics().count > 10)
         #expect(await backend.statistics().evictions > 0)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test(.enabled(if: ScratchFilesystem.isAvailable, ScratchFilesystem.requirement))
@@ -76,7 +76,7 @@ struct SQLiteDiskSpaceTests {
             kept += 1
         }
         #expect(kept > 10)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
         await backend.close()
     }
 }

@@ -30,7 +30,7 @@ struct SQLiteEvictionTests {
         #expect(try await backend.contains("k0"))
         for index in 1...3 { #expect(try await !backend.contains(CacheKey("k\(index)"))) }
         for index in 4...10 { #expect(try await backend.contains(CacheKey("k\(index)"))) }
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func staysWithinTheLimitAfterEveryWrite() async throws {
@@ -51,7 +51,7 @@ struct SQLiteEvictionTests {
             // Then the limit holds and the entry just written is there
             #expect(await backend.statistics().bytes <= 4_096)
             #expect(try await backend.entry(forKey: key)?.data == payload(round, count: size))
-            await backend._checkInvariants()
+            await backend.checkInvariants()
         }
         #expect(await backend.statistics().writes == 150)
         #expect(await backend.statistics().evictions > 0)
@@ -81,7 +81,7 @@ struct SQLiteEvictionTests {
         try await backend.store(CacheEntry(data: payload(5, count: 1_000)), forKey: "exact")
         #expect(try await backend.entry(forKey: "exact")?.size == 1_000)
         #expect(await backend.statistics().count == 1)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func expiredRowIsAMissAndRemoveExpiredDeletesByDate() async throws {
@@ -107,7 +107,7 @@ struct SQLiteEvictionTests {
         #expect(statistics.count == 2 && statistics.bytes == "later".utf8.count + "forever".utf8.count)
         #expect(try await backend.entry(forKey: "later") != nil)
         #expect(try await backend.entry(forKey: "forever") != nil)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func loweredLimitEvictsAtOpen() async throws {
@@ -128,7 +128,7 @@ struct SQLiteEvictionTests {
         let statistics = await second.statistics()
         #expect(statistics.bytes == 800 && statistics.evictions == 12)
         for index in 12..<20 { #expect(try await second.contains(CacheKey("k\(index)"))) }
-        await second._checkInvariants()
+        await second.checkInvariants()
     }
 
     @Test func removeAllEmptiesTheFileAndTheCounts() async throws {

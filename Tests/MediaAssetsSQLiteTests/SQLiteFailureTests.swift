@@ -33,7 +33,7 @@ struct SQLiteFailureTests {
         #expect(entry.data == Data("old bytes".utf8) && entry.metadata.etag == "\"v1\"")
         let statistics = await backend.statistics()
         #expect(statistics.writes == 1 && statistics.count == 1 && statistics.bytes == 9)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
 
         // And the next write succeeds, and the old entry survived on disk too
         try await backend.store(CacheEntry(data: Data("newer".utf8)), forKey: "other")
@@ -61,6 +61,6 @@ struct SQLiteFailureTests {
         let statistics = await backend.statistics()
         #expect(statistics.count == 10 && statistics.bytes == 1_000 && statistics.evictions == 0)
         for index in 0..<10 { #expect(try await backend.contains(CacheKey("k\(index)"))) }
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 }

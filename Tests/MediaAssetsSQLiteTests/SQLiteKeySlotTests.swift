@@ -34,7 +34,7 @@ struct SQLiteKeySlotTests {
         #expect(try await backend.entry(forKey: "second")?.data == payload(4, count: 50))
         let statistics = await backend.statistics()
         #expect(statistics.count == 2 && statistics.bytes == 350, "\(statistics)")
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func aKeyWhoseSlotsAreAllTakenDisplacesTheLeastRecentlyUsed() async throws {
@@ -59,7 +59,7 @@ struct SQLiteKeySlotTests {
         }
         let statistics = await backend.statistics()
         #expect(statistics.count == 16 && statistics.evictions == 1, "\(statistics)")
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func aBatchThatFillsTheSlotsFallsBackToOneStoreEach() async throws {
@@ -78,7 +78,7 @@ struct SQLiteKeySlotTests {
             #expect(try await backend.entry(forKey: CacheKey("k\(index)"))?.data == payload(index, count: 10))
         }
         #expect(await backend.statistics().evictions == 1)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func slotsFullOfPinnedEntriesRefuseAStoreAndKeepThem() async throws {
@@ -101,6 +101,6 @@ struct SQLiteKeySlotTests {
 
         // And every pinned entry is still there
         for index in 0..<16 { #expect(try await backend.entry(forKey: CacheKey("k\(index)")) != nil) }
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 }

@@ -41,7 +41,7 @@ struct SQLiteMetadataUpdateTests {
         #expect(try await backend.entry(forKey: "k") != nil)
         try await backend.removeEntries(.partition(.lottie))
         #expect(try await backend.entry(forKey: "k") == nil)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func aMissOrAnExpiredEntryIsNotUpdated() async throws {

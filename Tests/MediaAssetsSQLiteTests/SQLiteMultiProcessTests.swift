@@ -57,7 +57,7 @@ struct SQLiteMultiProcessTests {
         // And this process sees them all, with totals that agree with the table
         let backend = try file.open(sizeLimit: limit)
         #expect(await backend.statistics().count == Self.writers * Self.keys)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func evictionAcrossProcessesKeepsTheLimitAndTheTotals() async throws {
@@ -73,6 +73,6 @@ struct SQLiteMultiProcessTests {
         let backend = try file.open(sizeLimit: limit)
         let statistics = await backend.statistics()
         #expect(statistics.bytes <= limit && statistics.count < Self.writers * Self.keys, "\(statistics)")
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 }

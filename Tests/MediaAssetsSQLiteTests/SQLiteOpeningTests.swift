@@ -83,7 +83,7 @@ struct SQLiteOpeningTests {
         let backend = try file.open()
         try await backend.store(CacheEntry(data: Data("new".utf8)), forKey: "k")
         #expect(try await backend.entry(forKey: "k")?.data == Data("new".utf8))
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test(arguments: [
@@ -140,8 +140,8 @@ struct SQLiteOpeningTests {
         let statistics = await second.statistics()
         #expect(statistics.count == 2 && statistics.bytes == 8_000, "\(statistics)")
         #expect(try await second.entry(forKey: "from-first") == nil)
-        await first._checkInvariants()
-        await second._checkInvariants()
+        await first.checkInvariants()
+        await second.checkInvariants()
     }
 
     @Test func backendsOpeningANewFileAtTheSameMomentAllOpen() async throws {
@@ -170,7 +170,7 @@ struct SQLiteOpeningTests {
             try await first.store(CacheEntry(data: payload(round, count: 100)), forKey: "shared")
             for backend in opened {
                 #expect(try await backend.entry(forKey: "shared")?.data == payload(round, count: 100))
-                await backend._checkInvariants()
+                await backend.checkInvariants()
                 await backend.close()
             }
         }

@@ -44,7 +44,7 @@ struct SQLitePersistenceTests {
         }
         let empty = try #require(try await second.entry(forKey: "empty"))
         #expect(empty.data.isEmpty && empty.metadata.etag == "" && empty.metadata.contentType == nil)
-        await second._checkInvariants()
+        await second.checkInvariants()
     }
 
     @Test(arguments: ["close", "flushAccessTimes then deinit", "deinit"])
@@ -78,7 +78,7 @@ struct SQLitePersistenceTests {
         for index in 3..<6 { #expect(try await !second.contains(CacheKey("k\(index)")), "k\(index) was least recent") }
         for index in 6...10 { #expect(try await second.contains(CacheKey("k\(index)"))) }
         #expect(await second.statistics().evictions == 3)
-        await second._checkInvariants()
+        await second.checkInvariants()
     }
 
     @Test func keysDifferingAfterANulAreDistinct() async throws {

@@ -28,7 +28,7 @@ struct SQLitePinTests {
         let statistics = await first.statistics()
         #expect(statistics.pinnedCount == 2 && statistics.evictions == 0 && statistics.pinnedBytes == 80 << 10)
         #expect(await second.statistics().evictions > 20)
-        await second._checkInvariants()
+        await second.checkInvariants()
 
         // And the pin survives a reopen, as does its protection from the sweep at open
         await first.close()
@@ -38,7 +38,7 @@ struct SQLitePinTests {
         #expect(try await reopened.entry(forKey: "avatar") != nil)
         #expect(try await reopened.entry(forKey: "avatar@circle") != nil)
         #expect(await reopened.statistics().pinnedCount == 2)
-        await reopened._checkInvariants()
+        await reopened.checkInvariants()
     }
 
     @Test func aStorePastTheQuotaRollsBackAndKeepsTheOldRow() async throws {
@@ -61,6 +61,6 @@ struct SQLitePinTests {
         #expect(try await backend.entry(forKey: "k")?.data == payload(1, count: 10 << 10))
         let statistics = await backend.statistics()
         #expect(statistics.pinnedCount == 1 && statistics.pinnedBytes == 10 << 10, "\(statistics)")
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 }

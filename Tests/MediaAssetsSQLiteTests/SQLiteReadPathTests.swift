@@ -29,7 +29,7 @@ struct SQLiteReadPathTests {
         #expect(try await backend.entry(forKey: "large")?.data == payload(2, count: 100 << 10))
         #expect(try await backend.entry(forKey: "absent") == nil)
         release.signal()
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func readsDoNotWaitForAnotherConnectionsTransaction() async throws {

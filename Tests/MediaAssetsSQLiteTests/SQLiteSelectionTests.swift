@@ -35,7 +35,7 @@ struct SQLiteSelectionTests {
         try await backend.removeEntries(.partition(.image))
         #expect(try await backend.entry(forKey: "new") == nil)
         #expect(await backend.statistics().count == 1)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func prefixBoundsHandleBytesAtTheTopOfTheRange() {

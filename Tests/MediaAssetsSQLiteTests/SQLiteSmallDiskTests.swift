@@ -46,7 +46,7 @@ struct SQLiteSmallDiskTests {
             try await backend.store(CacheEntry(data: payload(500 + index, count: 32 << 10)), forKey: key)
             #expect(try await backend.entry(forKey: key)?.data == payload(500 + index, count: 32 << 10))
         }
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func oneMebibyteFilesystemKeepsASmallerReserveAndRecovers() async throws {

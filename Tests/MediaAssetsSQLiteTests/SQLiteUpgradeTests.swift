@@ -80,7 +80,7 @@ struct SQLiteUpgradeTests {
         try await backend.pin(.key("old"))
         #expect(await backend.statistics().pinnedCount == 1)
         // And every row sits in its key's slots (version 6)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func versionFiveRowsMoveToTheirKeySlotsWithTheirPinsAndAccessTimes() async throws {
@@ -124,7 +124,7 @@ struct SQLiteUpgradeTests {
         let statistics = await backend.statistics()
         #expect(statistics.count == 3 && statistics.bytes == 8, "\(statistics)")
         #expect(statistics.pinnedCount == 1 && statistics.pinnedBytes == 2, "\(statistics)")
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func versionThreeAccessTimesKeepTheirOrderAfterTheUpgrade() async throws {
@@ -148,7 +148,7 @@ struct SQLiteUpgradeTests {
         #expect(try await backend.entry(forKey: "older") == nil)
         #expect(try await backend.entry(forKey: "newer")?.data.count == 409_600)
         #expect(await backend.statistics().evictions == 1)
-        await backend._checkInvariants()
+        await backend.checkInvariants()
     }
 
     @Test func openReadsTheStoredTotalsInsteadOfSummingTheEntries() async throws {
@@ -185,16 +185,16 @@ struct SQLiteUpgradeTests {
 
         // When entries go by key, by prefix, by expiry and all at once, the row agrees with the table
         try await backend.removeEntry(forKey: "a1")
-        await backend._checkInvariants()
+        await backend.checkInvariants()
         try await backend.removeEntries(.keyPrefix("a"))
-        await backend._checkInvariants()
+        await backend.checkInvariants()
         file.clock.advance(by: 10)
         try await backend.removeExpired()
-        await backend._checkInvariants()
+        await backend.checkInvariants()
         #expect(await backend.statistics().count == 0)
         try await backend.store(CacheEntry(data: payload(1, count: 10)), forKey: "c")
         try await backend.removeAll()
-        await backend._checkInvariants()
+        await backend.checkInvariants()
         #expect(await backend.statistics().count == 0)
     }
 }

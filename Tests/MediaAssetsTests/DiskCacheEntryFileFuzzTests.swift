@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import MediaAssets
+@_spi(Fuzzing) @testable import MediaAssets
 
 /// Deterministic mutations of real entry files through `fuzzDiskEntryFile`, which must not crash.
 @Suite("DiskCache entry-file parser under mutation")

@@ -107,7 +107,7 @@ struct DiskCacheIndexPassTests {
         #expect(updated.data == Self.value(8) && updated.metadata.etag == "\"v2\"")
         for index in 0..<4 { #expect(try await cache.entry(forKey: "new\(index)")?.data == Self.value(100 + index)) }
         #expect(try await cache.entry(forKey: "new4") == nil)
-        await cache._checkInvariants()
+        await cache.checkInvariants()
         await cache.close()
     }
 
@@ -141,7 +141,7 @@ struct DiskCacheIndexPassTests {
         let counted = await statistics.value
         #expect(counted.bytes <= 20 * 1_400 && counted.evictions > 0, "\(counted)")
         try await Self.expectIndexAgreesWithTheDisk(cache, directory.url)
-        await cache._checkInvariants()
+        await cache.checkInvariants()
         await cache.close()
     }
 
@@ -187,7 +187,7 @@ struct DiskCacheIndexPassTests {
         // Then the index agrees with the files, and what was stored meanwhile reads back
         try await Self.expectIndexAgreesWithTheDisk(cache, URL(fileURLWithPath: path))
         for index in 0..<20 { #expect(try await cache.entry(forKey: "mine\(index)")?.data == Self.value(index)) }
-        await cache._checkInvariants()
+        await cache.checkInvariants()
         await cache.close()
 
         // And every key the writer acknowledged is absent or holds a whole value, never a wrong or stale one
@@ -287,7 +287,7 @@ struct DiskCacheIndexPassTests {
             #expect(try await cache.entry(forKey: key)?.data == data, "\(key)")
         }
         try await Self.expectIndexAgreesWithTheDisk(cache, directory.url)
-        await cache._checkInvariants()
+        await cache.checkInvariants()
         await cache.close()
     }
 

@@ -177,6 +177,6 @@ struct DiskCacheMetadataTests {
         let size = try #require(
             try FileManager.default.attributesOfItem(atPath: fileURL(cache, "good").path)[.size] as? Int)
         #expect(statistics.count == 1 && statistics.bytes == size, "\(statistics)")
-        await cache._checkInvariants()
+        await cache.checkInvariants()
     }
 }

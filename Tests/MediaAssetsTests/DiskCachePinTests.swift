@@ -33,7 +33,7 @@ struct DiskCachePinTests {
         for suffix in ["", "@1", "#0"] { #expect(try await second.entry(forKey: CacheKey("a" + suffix)) != nil) }
         let statistics = await second.statistics()
         #expect(statistics.pinnedCount == 3 && statistics.evictions > 0 && statistics.bytes <= 200 << 10)
-        await second._checkInvariants()
+        await second.checkInvariants()
     }
 
     @Test func thePinsFileIsSavedBeforeThePinnedEntry() async throws {
@@ -54,7 +54,7 @@ struct DiskCachePinTests {
         try FileManager.default.removeItem(at: blocker)
         try await cache.store(Self.entry(1), forKey: "k")
         #expect(await cache.statistics().pinnedCount == 1)
-        await cache._checkInvariants()
+        await cache.checkInvariants()
     }
 
     @Test func aDamagedPinsFileMeansNoPins() async throws {

@@ -35,7 +35,7 @@ struct DiskCacheSelectionTests {
         #expect(await cache.statistics().count == remaining.count)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0 != ".lock" }
         #expect(Set(files) == Set(remaining.map(DiskCache.fileName(for:))))
-        await cache._checkInvariants()
+        await cache.checkInvariants()
 
         // And reading the headers did not count as a use: a sweep still evicts the oldest first
         for index in 0..<6 {

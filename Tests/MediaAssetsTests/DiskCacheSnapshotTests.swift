@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import MediaAssets
+@_spi(Fuzzing) @testable import MediaAssets
 
 #if canImport(Glibc)
 import Glibc
@@ -64,7 +64,7 @@ struct DiskCacheSnapshotTests {
         for index in 0..<5 {
             #expect(try await cache.entry(forKey: "\(index)")?.data == Data(repeating: UInt8(index), count: index + 1))
         }
-        await cache._checkInvariants()
+        await cache.checkInvariants()
     }
 
     @Test func anOpenThatEndsWithoutCloseLeavesNoSnapshotToTrust() async throws {

@@ -46,7 +46,7 @@ struct DiskCacheTests {
             #expect(entry.data == Data("entry \(index)".utf8))
             #expect(entry.metadata.etag == "\"v1\"" && entry.metadata.contentType == "image/jpeg")
         }
-        await second._checkInvariants()
+        await second.checkInvariants()
     }
 
     @Test func closedCacheThrowsAndFreesTheDirectory() async throws {
@@ -88,7 +88,7 @@ struct DiskCacheTests {
         _ = await cache.statistics()  // runs after the queued removal
         #expect(!FileManager.default.fileExists(atPath: victim.path))
         #expect(try await cache.entry(forKey: "other")?.data == Data(repeating: 8, count: 4_096))
-        await cache._checkInvariants()
+        await cache.checkInvariants()
     }
 
     @Test func fileReplacedAfterAVerifiedReadIsVerifiedAgain() async throws {
@@ -169,7 +169,7 @@ struct DiskCacheTests {
             let statistics = await cache.statistics()
             #expect(statistics.bytes <= limit)
             #expect(try onDiskBytes(directory.url) == statistics.bytes)
-            await cache._checkInvariants()
+            await cache.checkInvariants()
         }
         let statistics = await cache.statistics()
         #expect(statistics.evictions > 0)
@@ -195,7 +195,7 @@ struct DiskCacheTests {
         #expect(try await cache.entry(forKey: "e0") != nil)
         #expect(try await cache.entry(forKey: "e1") == nil)
         #expect(try await cache.entry(forKey: "e6") != nil)
-        await cache._checkInvariants()
+        await cache.checkInvariants()
     }
 
     @Test func entryLargerThanTheLimitIsRejected() async throws {

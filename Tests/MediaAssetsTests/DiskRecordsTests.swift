@@ -45,11 +45,11 @@ struct DiskRecordsTests {
             }
 
             // Then every step agrees with the model
-            if step % 97 == 0 { records._checkInvariants() }
+            if step % 97 == 0 { records.checkInvariants() }
             #expect(records.count == model.count)
             #expect(records.record(for: name)?.size == model[name])
         }
-        records._checkInvariants()
+        records.checkInvariants()
         #expect(records.namesByRecency == order)
         #expect(records.totalSize == model.values.reduce(0, +))
         for name in names { #expect(records.record(for: name)?.size == model[name]) }

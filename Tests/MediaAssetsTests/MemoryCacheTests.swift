@@ -15,12 +15,12 @@ struct MemoryCacheTests {
         let cache = MemoryCache(limits: .init(costLimit: 300))
         for name in ["a", "b", "c"] {
             try cache.store(entry(100), forKey: CacheKey(name))
-            cache._checkInvariants()
+            cache.checkInvariants()
         }
         // When "a" is read (becoming most recent) and "d" is added
         #expect(cache.entry(forKey: "a") != nil)
         try cache.store(entry(100), forKey: "d")
-        cache._checkInvariants()
+        cache.checkInvariants()
 
         // Then "b", the least recently used, is the one evicted
         #expect(cache.keysByRecency == ["d", "a", "c"])
@@ -32,7 +32,7 @@ struct MemoryCacheTests {
         let cache = MemoryCache(limits: .init(costLimit: 1 << 20, countLimit: 2))
         for name in ["a", "b", "c"] {
             try cache.store(entry(1), forKey: CacheKey(name))
-            cache._checkInvariants()
+            cache.checkInvariants()
         }
         #expect(cache.keysByRecency == ["c", "b"])
         #expect(cache.statistics().count == 2)
@@ -46,7 +46,7 @@ struct MemoryCacheTests {
 
         // When a value larger than the whole limit is stored under "k"
         try cache.store(entry(101), forKey: "k")
-        cache._checkInvariants()
+        cache.checkInvariants()
 
         // Then it is not stored, the stale value is gone, others stay, and it is counted
         #expect(cache.entry(forKey: "k") == nil)
@@ -63,7 +63,7 @@ struct MemoryCacheTests {
         #expect(cache.entry(forKey: "model")?.decoded?.value as? String == "a parsed model")
 
         try cache.store(CacheEntry(data: Data(count: 200)), forKey: "bytes")
-        cache._checkInvariants()
+        cache.checkInvariants()
         #expect(cache.entry(forKey: "model") == nil, "900 + 200 is over the limit, so the older entry goes")
     }
 
@@ -72,7 +72,7 @@ struct MemoryCacheTests {
         try cache.store(entry(100), forKey: "a")
         try cache.store(entry(100), forKey: "b")
         try cache.store(entry(500), forKey: "a")
-        cache._checkInvariants()
+        cache.checkInvariants()
         #expect(cache.statistics().cost == 600)
         #expect(cache.keysByRecency == ["a", "b"])
     }
@@ -91,7 +91,7 @@ struct MemoryCacheTests {
         // Then it is a miss, and it is dropped
         #expect(cache.entry(forKey: "k") == nil)
         #expect(cache.statistics().count == 0)
-        cache._checkInvariants()
+        cache.checkInvariants()
     }
 
     @Test func removeExpiredAndTrim() throws {
@@ -104,11 +104,11 @@ struct MemoryCacheTests {
         }
         clock.advance(by: 11)
         cache.removeExpired()
-        cache._checkInvariants()
+        cache.checkInvariants()
         #expect(cache.statistics().count == 5)
 
         cache.trim(toCost: 250)
-        cache._checkInvariants()
+        cache.checkInvariants()
         #expect(cache.statistics().count == 2)
         #expect(cache.keysByRecency == ["9", "7"])
     }
@@ -125,7 +125,7 @@ struct MemoryCacheTests {
             case 8: cache.removeEntry(forKey: key)
             default: cache.trim(toCost: 2_500)
             }
-            cache._checkInvariants()
+            cache.checkInvariants()
         }
         let statistics = cache.statistics()
         #expect(statistics.cost <= 5_000 && statistics.count <= 40)
@@ -139,7 +139,7 @@ struct MemoryCacheTests {
         // When 12 distinct keys are stored, then 3 of the survivors are stored again
         for index in 0..<12 { try cache.store(entry(10), forKey: CacheKey("k\(index)")) }
         for index in 7..<10 { try cache.store(entry(20), forKey: CacheKey("k\(index)")) }
-        cache._checkInvariants()
+        cache.checkInvariants()
 
         // Then exactly the 7 oldest were evicted (a replaced value is no eviction), and the order
         // and cost follow the stores
@@ -162,7 +162,7 @@ struct MemoryCacheTests {
 
         // When a 350-byte entry arrives
         try cache.store(entry(350), forKey: "large")
-        cache._checkInvariants()
+        cache.checkInvariants()
 
         // Then the four oldest leave in one store, each counted, and none of them is kept alive
         #expect(cache.statistics().evictions == 4)

@@ -46,7 +46,7 @@ struct ThreadSafetyTests {
     @Test func memoryCache() async throws {
         let cache = MemoryCache(limits: .init(costLimit: 40_000, countLimit: 48))
         let counts = try await Self.hammer(cache)
-        cache._checkInvariants()
+        cache.checkInvariants()
         let statistics = cache.statistics()
         #expect(statistics.hits + statistics.misses == counts.reads)
         #expect(statistics.writes + statistics.rejectedTooLarge == counts.stores)
@@ -58,7 +58,7 @@ struct ThreadSafetyTests {
         defer { directory.remove() }
         let cache = try DiskCache(directory: directory.url, sizeLimit: 60_000)
         let counts = try await Self.hammer(cache)
-        await cache._checkInvariants()
+        await cache.checkInvariants()
         let statistics = await cache.statistics()
         #expect(statistics.hits + statistics.misses == counts.reads)
         #expect(statistics.writes == counts.stores)
@@ -73,8 +73,8 @@ struct ThreadSafetyTests {
         let memory = MemoryCache(limits: .init(costLimit: 20_000))
         let disk = try DiskCache(directory: directory.url, sizeLimit: 80_000)
         let counts = try await Self.hammer(TieredBackend(memory: memory, storage: disk))
-        memory._checkInvariants()
-        await disk._checkInvariants()
+        memory.checkInvariants()
+        await disk.checkInvariants()
         #expect(await disk.statistics().writes == counts.stores)
     }
 

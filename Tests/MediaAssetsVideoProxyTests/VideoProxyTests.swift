@@ -1,7 +1,7 @@
 import Foundation
 import MediaAssets
 import MediaAssetsVideo
-import MediaAssetsVideoProxy
+@_spi(Fuzzing) import MediaAssetsVideoProxy
 import SampleOrigin
 import TestSupport
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import MediaAssetsVideo
+@_spi(Fuzzing) import MediaAssetsVideo
 import SampleOrigin
 import TestSupport
 import Testing

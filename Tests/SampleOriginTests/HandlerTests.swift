@@ -1,5 +1,5 @@
 import Foundation
-import MediaAssetsHTTPServer
+@_spi(Fuzzing) import MediaAssetsHTTPServer
 import SampleOrigin
 import Synchronization
 import TestSupport

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import MediaAssets
-import MediaAssetsEncryption
+@_spi(Fuzzing) import MediaAssetsEncryption
 
 /// Seeds for the text and wire parsers: HLS playlists, HTTP request heads, proxy paths, RESP replies, and
 /// disk-cache entry files written by a real `DiskCache`.

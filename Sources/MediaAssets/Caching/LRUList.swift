@@ -140,7 +140,7 @@ struct LRUList<Key: Hashable, Value> {
     /// Checks the list's structure; tests call this after every mutation.
     ///
     /// - Complexity: O(n)
-    func _checkInvariants() {
+    func checkInvariants() {
         var visited = 0
         var cost = 0
         var node = newest
@@ -194,7 +194,7 @@ struct LRUList<Key: Hashable, Value> {
         guard node != newest else { return }
         var ends = (newest: newest, oldest: oldest)
         // One uniqueness check and no bounds checks for the four links a hit rewrites: every index
-        // here is a live node's (`_checkInvariants` checks the links after every mutation in tests).
+        // here is a live node's (`checkInvariants` checks the links after every mutation in tests).
         links.withUnsafeMutableBufferPointer { links in
             Self.unlink(node, in: links, ends: &ends)
             let older = Int32(truncatingIfNeeded: ends.newest)

@@ -323,9 +323,9 @@ public final class MemoryCache: DecodedObjectCaching {
     }
 
     /// Checks the LRU structure and the limits; tests call this after every mutation.
-    public func _checkInvariants() {
+    package func checkInvariants() {
         state.withLock { state in
-            state.entries._checkInvariants()
+            state.entries.checkInvariants()
             precondition(state.totalCost <= limits.costLimit, "cost over the limit")
             precondition(state.count <= limits.countLimit, "count over the limit")
             precondition(state.pinnedCost <= limits.pinnedQuota, "pinned cost over the quota")

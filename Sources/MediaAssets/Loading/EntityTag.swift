@@ -172,7 +172,7 @@ extension EntityTag {
 /// a parsed tag must read back from its own header form.
 ///
 /// The libFuzzer entry point of the parsers (see `Fuzz/`).
-public func fuzzEntityTag(_ data: Data) {
+@_spi(Fuzzing) public func fuzzEntityTag(_ data: Data) {
     let text = String(decoding: data, as: UTF8.self)
     if let tag = EntityTag(text) {
         precondition(EntityTag(tag.description) == tag, "\(tag) does not read back")

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// The input's lines are the values of `cache-control`, `expires`, `date`, `age`, `vary` and
 /// `retry-after`, in that order; every reader also gets the whole input. It must never crash, whatever the
 /// bytes; the libFuzzer target `http-headers` in `Fuzz/` calls it.
-public func fuzzHTTPHeaders(_ data: Data) {
+@_spi(Fuzzing) public func fuzzHTTPHeaders(_ data: Data) {
     let text = String(decoding: data, as: UTF8.self)
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     func line(_ index: Int) -> String { index < lines.count ? lines[index] : text }
@@ -40,7 +40,7 @@ public func fuzzHTTPHeaders(_ data: Data) {
 /// classified), the second as a redirect's `Location` from it, the third as an address range.
 ///
 /// It must never crash, whatever the bytes; the libFuzzer target `fetch-policy` in `Fuzz/` calls it.
-public func fuzzFetchPolicy(_ data: Data) {
+@_spi(Fuzzing) public func fuzzFetchPolicy(_ data: Data) {
     let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         .map(String.init)
     func line(_ index: Int) -> String { index < lines.count ? lines[index] : "" }

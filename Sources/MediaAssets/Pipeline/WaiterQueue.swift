@@ -76,7 +76,7 @@ package struct WaiterQueue<Element> {
     }
 
     /// Checks the heap order, the slots' positions and the index (for tests).
-    func _checkInvariants() -> Bool {
+    func checkInvariants() -> Bool {
         guard slotOfID.count == heap.count, slots.count == heap.count + freeSlots.count else { return false }
         for (position, entry) in heap.enumerated() {
             guard slots[entry.slot].position == position, slots[entry.slot].element != nil,

@@ -7,7 +7,7 @@ import MediaAssets
 /// decrypted). It must never crash, whatever the bytes.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package).
-public func fuzzSealedEntry(_ data: Data) {
+@_spi(Fuzzing) public func fuzzSealedEntry(_ data: Data) {
     data.withUnsafeBytes { raw in
         if let header = try? SealedEntry.header(of: raw),
             let key = try? EncryptionKey(id: header.keyID, bytes: fuzzingKey)
@@ -21,7 +21,7 @@ public func fuzzSealedEntry(_ data: Data) {
 
 /// A sealed value of `body` with the fuzzing key, for the fuzz target's seeds: a valid input the
 /// fuzzer mutates from (a seed whose tag matches reaches the sealed metadata through decryption).
-public func fuzzSealedEntrySeed(_ body: Data, etag: String?) -> Data {
+@_spi(Fuzzing) public func fuzzSealedEntrySeed(_ body: Data, etag: String?) -> Data {
     let key = try! EncryptionKey(id: "fuzz", bytes: fuzzingKey)
     let entry = CacheEntry(data: body, metadata: CacheMetadata(etag: etag, contentType: "image/png"))
     return (try? SealedEntry.seal(entry, key: "https://example.com/a.png", name: "fuzz", with: key)) ?? Data()

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The entry point for libFuzzer targets (`Fuzz/`) and the seeded mutation test. The bytes are
 /// also parsed in two arbitrary pieces, as replies arrive over a socket.
-public func fuzzRESPReply(_ data: Data) {
+@_spi(Fuzzing) public func fuzzRESPReply(_ data: Data) {
     let bytes = [UInt8](data)
     _ = try? RESPParser.parseAll(bytes)
     let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)

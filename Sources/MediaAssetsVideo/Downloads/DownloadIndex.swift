@@ -69,7 +69,7 @@ struct DownloadIndex: Codable, Hashable, Sendable {
 
 /// Feeds arbitrary bytes to the download index's parser and record checks: it must return an index or
 /// throw, never crash. The libFuzzer entry point of the parser (see `Fuzz/`).
-public func fuzzVideoDownloadIndex(_ data: Data) {
+@_spi(Fuzzing) public func fuzzVideoDownloadIndex(_ data: Data) {
     if let index = try? DownloadIndex.decode(data) {
         for record in index.downloads { _ = record.isSound }
         _ = try? index.encoded()

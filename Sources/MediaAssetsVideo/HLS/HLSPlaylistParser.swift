@@ -267,6 +267,6 @@ extension HLSPlaylist {
 /// Feeds arbitrary bytes to the HLS playlist parser: it must return or throw `HLSError`, never crash.
 ///
 /// The libFuzzer entry point of the parser (see `Fuzz/`) and of its seeded mutation test.
-public func fuzzHLSPlaylist(_ data: Data) {
+@_spi(Fuzzing) public func fuzzHLSPlaylist(_ data: Data) {
     _ = try? HLSPlaylist.parse(data, url: URL(string: "http://127.0.0.1/fuzz/index.m3u8")!)
 }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import MediaAssetsAnimation
+@_spi(Fuzzing) @testable import MediaAssetsAnimation
 
 @Suite("dotLottie v2 parsers under mutation")
 struct DotLottieVersion2FuzzTests {

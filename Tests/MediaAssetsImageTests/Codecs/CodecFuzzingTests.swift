@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import MediaAssetsImage
+@_spi(Fuzzing) @testable import MediaAssetsImage
 
 @Suite("Fuzz entry points survive seeded mutations")
 struct CodecFuzzingTests {

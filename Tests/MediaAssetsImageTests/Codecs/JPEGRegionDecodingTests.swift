@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import MediaAssetsImage
+@_spi(Fuzzing) @testable import MediaAssetsImage
 
 @Suite("JPEG decoding with headroom and a region of interest")
 struct JPEGRegionDecodingTests {

@@ -206,7 +206,7 @@ struct LivePriorityTests {
                     reference[id] = level
                 }
             }
-            #expect(queue._checkInvariants())
+            #expect(queue.checkInvariants())
             #expect(queue.count == reference.count)
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 import MediaAssets
-import MediaAssetsVideo
+@_spi(Fuzzing) import MediaAssetsVideo
 import SampleOrigin
 import TestSupport
 import Testing

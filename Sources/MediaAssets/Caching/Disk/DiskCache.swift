@@ -308,11 +308,11 @@ public final class DiskCache: CacheBackend {
     }
 
     /// Checks the index's structure and the size limit; tests call this after every mutation.
-    public func _checkInvariants() async {
+    package func checkInvariants() async {
         await waitUntilIndexed()
         _ = try? await onQueue(writeQueue) { [self] in
             state.withLock { index in
-                index.records._checkInvariants()
+                index.records.checkInvariants()
                 precondition(index.totalBytes <= configuration.sizeLimit, "disk cache over its size limit")
                 precondition(index.unsavedAccess.pending.keys.allSatisfy { index.records.record(for: $0) != nil })
                 precondition(index.identities.keys.allSatisfy { index.records.record(for: $0) != nil })

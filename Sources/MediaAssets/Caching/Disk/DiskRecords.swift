@@ -213,7 +213,7 @@ struct DiskRecords {
     /// Checks the links, the table and the totals; tests call this after every mutation.
     ///
     /// - Complexity: O(n)
-    func _checkInvariants() {
+    func checkInvariants() {
         var visited = 0
         var size = 0
         var previous = Self.none

@@ -5,7 +5,7 @@ import Foundation
 /// never crash, whatever the bytes; the libFuzzer target in `Fuzz/` calls it.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package); it never crashes on any input.
-public func fuzzDiskEntryFile(_ data: Data) {
+@_spi(Fuzzing) public func fuzzDiskEntryFile(_ data: Data) {
     data.withUnsafeBytes { bytes in
         guard let header = try? EntryFile.decodeHeader(bytes, fileSize: bytes.count) else { return }
         let body = UnsafeRawBufferPointer(rebasing: bytes[header.headerLength...])

@@ -89,6 +89,6 @@ enum IndexSnapshot: LittleEndianFormat {
 /// file a clean close left; it must never crash, whatever the bytes.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package).
-public func fuzzIndexSnapshot(_ data: Data) {
+@_spi(Fuzzing) public func fuzzIndexSnapshot(_ data: Data) {
     _ = data.withUnsafeBytes { try? IndexSnapshot.decode($0) }
 }

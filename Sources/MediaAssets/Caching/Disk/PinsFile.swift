@@ -88,6 +88,6 @@ enum PinsFile: LittleEndianFormat {
 /// cache directory; it must never crash, whatever the bytes.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package).
-public func fuzzDiskPinsFile(_ data: Data) {
+@_spi(Fuzzing) public func fuzzDiskPinsFile(_ data: Data) {
     _ = data.withUnsafeBytes { try? PinsFile.decode($0) }
 }

@@ -9,7 +9,7 @@ private let fuzzParsingOptions = LottieParsingOptions(
 /// Feeds arbitrary bytes to the dotLottie v2 theme parser (`t/<id>.json`); it throws or returns, never crashes.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package).
-public func fuzzDotLottieTheme(_ data: Data) {
+@_spi(Fuzzing) public func fuzzDotLottieTheme(_ data: Data) {
     _ = try? DotLottieTheme.parse(data, id: "fuzz", options: fuzzParsingOptions)
 }
 
@@ -17,7 +17,7 @@ public func fuzzDotLottieTheme(_ data: Data) {
 /// or returns, never crashes.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package).
-public func fuzzDotLottieStateMachine(_ data: Data) {
+@_spi(Fuzzing) public func fuzzDotLottieStateMachine(_ data: Data) {
     _ = try? DotLottieStateMachine.parse(data, id: "fuzz", options: fuzzParsingOptions)
 }
 
@@ -25,7 +25,7 @@ public func fuzzDotLottieStateMachine(_ data: Data) {
 /// their cross references); it throws or returns, never crashes.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package).
-public func fuzzDotLottieManifest(_ data: Data) {
+@_spi(Fuzzing) public func fuzzDotLottieManifest(_ data: Data) {
     guard var manifest = try? DotLottieManifest.parse(data, options: fuzzParsingOptions) else { return }
     try? manifest.readVersion2Fields(from: data, options: fuzzParsingOptions)
 }
@@ -34,7 +34,7 @@ public func fuzzDotLottieManifest(_ data: Data) {
 /// (1) or manifest (2) parser, modulo 3, and the rest is that part's JSON. One libFuzzer target covers all three.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package).
-public func fuzzDotLottieVersion2(_ data: Data) {
+@_spi(Fuzzing) public func fuzzDotLottieVersion2(_ data: Data) {
     guard let selector = data.first else { return }
     let json = data.dropFirst()
     switch selector % 3 {

@@ -8,28 +8,28 @@ private let fuzzOptions = ImageDecodingOptions(
 /// Feeds arbitrary bytes to the WebP decoder (header, still, animation); it must throw or return, never crash.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package); it never crashes on any input.
-public func fuzzWebPDecoder(_ data: Data) {
+@_spi(Fuzzing) public func fuzzWebPDecoder(_ data: Data) {
     fuzz(WebPDecoder(), data)
 }
 
 /// Feeds arbitrary bytes to the GIF decoder (header, first frame, every frame).
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package); it never crashes on any input.
-public func fuzzGIFDecoder(_ data: Data) {
+@_spi(Fuzzing) public func fuzzGIFDecoder(_ data: Data) {
     fuzz(GIFDecoder(), data)
 }
 
 /// Feeds arbitrary bytes to the HEIC/AVIF decoder (header, primary image).
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package); it never crashes on any input.
-public func fuzzHEIFDecoder(_ data: Data) {
+@_spi(Fuzzing) public func fuzzHEIFDecoder(_ data: Data) {
     fuzz(HEIFDecoder(), data)
 }
 
 /// Feeds arbitrary bytes to whichever standard decoder their magic bytes choose.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package); it never crashes on any input.
-public func fuzzImageCodecRegistry(_ data: Data) {
+@_spi(Fuzzing) public func fuzzImageCodecRegistry(_ data: Data) {
     _ = try? ImageCodecRegistry.standard.header(of: data)
     _ = try? ImageCodecRegistry.standard.decodeAnimation(data, options: fuzzOptions)
 }
@@ -37,7 +37,7 @@ public func fuzzImageCodecRegistry(_ data: Data) {
 /// Feeds arbitrary bytes to the ThumbHash reader and renderer.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package); it never crashes on any input.
-public func fuzzThumbHash(_ data: Data) {
+@_spi(Fuzzing) public func fuzzThumbHash(_ data: Data) {
     _ = try? ImagePlaceholder(thumbHash: data).image()
 }
 

@@ -5,7 +5,7 @@ import Foundation
 /// libwebp, HEIC and AVIF from a thumbnail or reduced from the decoded plane, scan-limited progressive JPEG).
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package); it never crashes on any input.
-public func fuzzDisplaySizeDecoding(_ data: Data) {
+@_spi(Fuzzing) public func fuzzDisplaySizeDecoding(_ data: Data) {
     let requests: [(PixelSize?, ImageRegion?)] = [
         (PixelSize(width: 7, height: 5), .centered(aspectRatio: .square(1))),
         (PixelSize(width: 3, height: 9), .relative(x: 0.6, y: 0.1, width: 0.3, height: 0.5)),
@@ -25,7 +25,7 @@ public func fuzzDisplaySizeDecoding(_ data: Data) {
 /// has not consumed.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package); it never crashes on any input.
-public func fuzzJPEGIncrementalDecoder(_ data: Data) {
+@_spi(Fuzzing) public func fuzzJPEGIncrementalDecoder(_ data: Data) {
     let options = ImageDecodingOptions(
         maxPixelCount: 4_000_000, targetSize: PixelSize(width: 9, height: 7),
         regionOfInterest: .centered(aspectRatio: .square(1))

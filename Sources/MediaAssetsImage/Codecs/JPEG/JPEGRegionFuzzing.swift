@@ -5,7 +5,7 @@ import Foundation
 /// region.
 ///
 /// Public for the libFuzzer targets in `Fuzz/` (a separate package); it never crashes on any input.
-public func fuzzJPEGRegionDecoder(_ data: Data) {
+@_spi(Fuzzing) public func fuzzJPEGRegionDecoder(_ data: Data) {
     let regions: [ImageRegion] = [
         .centered(aspectRatio: .square(1)), .relative(x: 0.6, y: 0.1, width: 0.3, height: 0.5),
     ]
