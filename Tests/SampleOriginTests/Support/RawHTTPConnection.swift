@@ -131,11 +131,13 @@ final class RawHTTPConnection {
     private var lastReadTimedOut = false
 
     private func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        lastReadTimedOut = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
-        guard count > 0 else { return false }
-        buffer.append(contentsOf: chunk[0..<count])
-        return true
+        // Scratch memory rather than a zero-filled array: in a debug build that fill runs element by element.
+        let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 * 1024) { chunk in
+            let count = recv(fd, chunk.baseAddress, chunk.count, 0)
+            lastReadTimedOut = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+            if count > 0 { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[..<count])) }
+            return count
+        }
+        return count > 0
     }
 }
