@@ -19,7 +19,7 @@ func runAnimationParsingBenchmarks(table: BenchmarkTable) async throws {
     try checkAgainstFoundation(json)
 
     let parse = try medianSeconds(repetitions: 9) {
-        blackHole(try LottieAnimation.parse(json))
+        blackHole(try LottieDocument.parse(json))
     }
     let serialization = try medianSeconds(repetitions: 9) {
         blackHole(try JSONSerialization.jsonObject(with: json))
@@ -61,7 +61,7 @@ private func runAnimationMemoryHit(_ json: Data, table: BenchmarkTable) async th
     let hit = try await medianSecondsAsync(repetitions: 9) {
         for _ in 0..<calls { blackHole(try await util.animation(for: url, storageType: .lru(.lottie))) }
     }
-    let parse = try medianSeconds(repetitions: 5) { blackHole(try LottieAnimation.parse(json)) }
+    let parse = try medianSeconds(repetitions: 5) { blackHole(try LottieDocument.parse(json)) }
     precondition(util.statistics.parses == 1, "memory hits must not parse")
     table.add(
         "AnimationUtil memory hit (per call, 0 parses)", unit: "µs", median: hit * 1e6 / Double(calls),
@@ -74,7 +74,7 @@ private func checkAgainstFoundation(_ json: Data) throws {
     struct Mismatch: Error, CustomStringConvertible {
         let description: String
     }
-    let animation = try LottieAnimation.parse(json)
+    let animation = try LottieDocument.parse(json)
     let object = try JSONSerialization.jsonObject(with: json) as? [String: Any]
     let layers = (object?["layers"] as? [Any])?.count
     let assets = (object?["assets"] as? [Any])?.count

@@ -99,7 +99,7 @@ enum AnimationTour {
         do {
             _ = try await animations.animation(for: url)
             print("  unexpectedly parsed")
-        } catch let error as LottieError {
+        } catch let error as AnimationUtilError {
             print("  refused: \(error)")
         }
         let key = manager.cacheKey(for: AssetRequest(url: url))

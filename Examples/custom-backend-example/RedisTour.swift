@@ -93,11 +93,11 @@ enum RedisTour {
         var sources: [String: Int] = [:]
         let requestsAtStart = host.requestCount
         for avatar in media.avatars {
-            let before = tiered.tierCounters()
+            let before = tiered.tierStatistics
             let requestsBefore = host.requestCount
             let entry = try await manager.entry(
                 for: AssetRequest(url: host.url(for: avatar)), storageType: .hybrid(.image))
-            let source = host.requestCount > requestsBefore ? "origin" : servingTier(before, tiered.tierCounters())
+            let source = host.requestCount > requestsBefore ? "origin" : servingTier(before, tiered.tierStatistics)
             sources[source, default: 0] += 1
             table.add([avatar.file.path, source, Formatting.bytes(entry.size)])
         }

@@ -42,7 +42,7 @@ enum AvatarListTour {
             table.add([
                 String(page), "\(range.lowerBound + 1)-\(range.upperBound)",
                 String(now.networkFetches - before.networkFetches), String(now.renders - before.renders),
-                String(now.memoryHits - before.memoryHits), String(now.diskHits - before.diskHits),
+                String(now.memoryHits - before.memoryHits), String(now.storageHits - before.storageHits),
                 Formatting.duration(clock.now - pageStart),
             ])
             before = now
@@ -52,7 +52,7 @@ enum AvatarListTour {
         let totals = images.statistics
         print(
             "  totals: \(totals.networkFetches) downloads, \(totals.decodes) decodes, \(totals.renders) renders, "
-                + "\(totals.memoryHits) memory hits, \(totals.diskHits) disk hits, \(totals.failures) failures "
+                + "\(totals.memoryHits) memory hits, \(totals.storageHits) disk hits, \(totals.failures) failures "
                 + "(origin requests: \(host.requestCount))")
         print("")
 

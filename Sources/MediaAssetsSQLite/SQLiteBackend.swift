@@ -255,6 +255,6 @@ public final class SQLiteBackend: CacheBackend {
         try PrivateDirectory.create(directory)
         // O_EXCL: an existing file is never truncated; any failure here is SQLite's to report.
         let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if descriptor >= 0 { Glibc.close(descriptor) }
+        if descriptor >= 0 { POSIX.close(descriptor) }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import MediaAssets
 
-/// Errors of `VideoUtil`: bad ranges, and responses that do not fit what was asked.
+/// Errors of `VideoUtil`: bad ranges, and responses that do not fit what was asked. A fetch that fails
+/// (transport, HTTP status, a body cut short) is the manager's `AssetsError`, as from every util.
 ///
 /// Whenever one of these is thrown for a response, nothing from that response was cached.
 public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
@@ -15,8 +16,6 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case lengthChanged(url: URL, expected: Int, actual: Int)
     /// The resource changed at the origin after a stream had already delivered some of the old bytes.
     case resourceChanged(url: URL)
-    /// The request for `range` failed (transport, HTTP status, or a body shorter than its `Content-Length`).
-    case fetchFailed(url: URL, range: Range<Int>, underlying: AssetsError)
 
     public var description: String {
         switch self {
@@ -34,8 +33,6 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible, Loc
                 + "same validators; nothing was cached."
         case .resourceChanged(let url):
             return "\(url.absoluteString) changed at the origin while it was being read; read it again."
-        case .fetchFailed(let url, let range, let underlying):
-            return "Fetching bytes \(Self.text(range)) of \(url.absoluteString) failed: \(underlying.description)"
         }
     }
 

@@ -13,7 +13,7 @@ extension VideoUtil {
     /// `Content-Range` gives the total) while its body goes on to be stored as chunk 0 and to readers
     /// of it. Concurrent first asks share that request.
     ///
-    /// - Throws: `VideoError.contentRangeMismatch` or `.fetchFailed`; `CancellationError`.
+    /// - Throws: `VideoError.contentRangeMismatch`, `AssetsError` for a failed fetch; `CancellationError`.
     public func contentInfo(for request: AssetRequest) async throws -> VideoContentInfo {
         if let local = downloadedFile(for: request) { return local.info }
         return try await resourceState(for: request).resource.info
@@ -138,14 +138,13 @@ extension VideoUtil {
         case 416:
             // Only an empty resource has no byte 0.
             guard let contentRange = ContentRange(response.head.header("content-range")), contentRange.total == 0 else {
-                throw VideoError.fetchFailed(url: url, range: head, underlying: .httpStatus(code: 416, url: url))
+                throw AssetsError.httpStatus(code: 416, url: url)
             }
             let info = Self.info(of: response.head, length: 0)
             await adopt(info, key: key)
             return info
         default:
-            throw VideoError.fetchFailed(
-                url: url, range: head, underlying: .httpStatus(code: response.head.statusCode, url: url))
+            throw AssetsError.httpStatus(code: response.head.statusCode, url: url)
         }
     }
 
@@ -168,13 +167,9 @@ extension VideoUtil {
     }
 
     private func collect(_ body: ResponseBody, url: URL, range: Range<Int>) async throws -> Data {
-        do {
-            let data = try await body.collect()
-            state.withLock { $0.statistics.bytesFetched += data.count }
-            return data
-        } catch let error as AssetsError {
-            throw VideoError.fetchFailed(url: url, range: range, underlying: error)
-        }
+        let data = try await body.collect()
+        state.withLock { $0.statistics.bytesFetched += data.count }
+        return data
     }
 
     /// Stores every chunk of a whole body that arrived at once.

@@ -90,8 +90,7 @@ extension VideoUtil {
             await invalidate(key: fetch.key, old: info)
             throw ReadRestart()
         default:
-            throw VideoError.fetchFailed(
-                url: url, range: bytes, underlying: .httpStatus(code: head.statusCode, url: url))
+            throw AssetsError.httpStatus(code: head.statusCode, url: url)
         }
     }
 
@@ -108,14 +107,10 @@ extension VideoUtil {
             }
         }
         var received = 0
-        do {
-            for try await piece in body {
-                received += piece.count
-                state.withLock { $0.statistics.bytesFetched += piece.count }
-                guard fetch.append(piece, storesChunk: storesChunk) else { break }
-            }
-        } catch let error as AssetsError {
-            throw VideoError.fetchFailed(url: url, range: requested, underlying: error)
+        for try await piece in body {
+            received += piece.count
+            state.withLock { $0.statistics.bytesFetched += piece.count }
+            guard fetch.append(piece, storesChunk: storesChunk) else { break }
         }
         let (next, end) = fetch.position
         if next < min(end, fetch.keep.upperBound) {
@@ -224,15 +219,11 @@ extension VideoUtil {
         return request
     }
 
-    /// Sends `request` through the manager, returning at the response head; failures become
-    /// `VideoError.fetchFailed`.
+    /// Sends `request` through the manager, returning at the response head; a failure is the manager's
+    /// `AssetsError`, as from every util.
     func send(_ request: URLRequest, url: URL, range: Range<Int>) async throws -> StreamedResponse {
         state.withLock { $0.statistics.rangeRequests += 1 }
-        do {
-            return try await manager.stream(request)
-        } catch let error as AssetsError {
-            throw VideoError.fetchFailed(url: url, range: range, underlying: error)
-        }
+        return try await manager.stream(request)
     }
 
     static func info(of head: ResponseHead, length: Int) -> VideoContentInfo {

@@ -1,7 +1,12 @@
 import Foundation
 import MediaAssets
 
-extension VideoUtil {
+/// Removing and pinning a video (`removeAsset(for:)`, `pinAsset(for:storageType:)`): its chunks, its chunk
+/// record and anything else derived from its key.
+extension VideoUtil: AssetUtil {
+    /// `configuration.storageType`.
+    public var defaultStorageType: StorageType { configuration.storageType }
+
     /// Removes the video `request` names from every storage type — its chunks, its chunk record and
     /// anything else derived from its key — in one call per backend, and forgets what this util
     /// knew of it (`AssetsManager.removeAsset(forKey:)`).
@@ -10,31 +15,17 @@ extension VideoUtil {
         _ = state.withLock { $0.resources.removeValue(forKey: key) }
         try await manager.removeAsset(forKey: key)
     }
-
-    /// Keeps the chunks of the video `request` names, cached now or later, from eviction in the
-    /// util's storage type, within its pinned quota (a conversation's clips).
-    ///
-    /// - Throws: `AssetsError.pinnedQuotaExceeded` (nothing pinned), `AssetsError.unsupported`.
-    public func pinAsset(for request: AssetRequest) async throws {
-        try await manager.pin(.asset(manager.cacheKey(for: request)), storageType: configuration.storageType)
-    }
-
-    /// Lets the chunks of the video `request` names be evicted again.
-    public func unpinAsset(for request: AssetRequest) async throws {
-        try await manager.unpin(.asset(manager.cacheKey(for: request)), storageType: configuration.storageType)
-    }
 }
 
-extension HLSUtil {
-    /// Removes the playlist `request` names (and what is derived from its key) from every storage
-    /// type. Segments, keys and init sections are assets of their own URLs: remove them with
-    /// `removeAsset(for:)` of an `HLSResource`.
-    public func removeAsset(for request: AssetRequest) async throws {
-        try await manager.removeAsset(forKey: manager.cacheKey(for: request))
-    }
+/// Removing and pinning a playlist (`removeAsset(for:)`, `pinAsset(for:storageType:)`) and what is derived from
+/// its key. Segments, keys and init sections are assets of their own URLs: remove them with
+/// `removeResource(_:)`.
+extension HLSUtil: AssetUtil {
+    /// The util's `storageType`.
+    public var defaultStorageType: StorageType { storageType }
 
     /// Removes a segment, key or init section (every byte range of its URL) from every storage type.
-    public func removeAsset(for resource: HLSResource) async throws {
-        try await manager.removeAsset(forKey: manager.cacheKey(for: AssetRequest(url: resource.uri)))
+    public func removeResource(_ resource: HLSResource) async throws {
+        try await removeAsset(for: AssetRequest(url: resource.uri))
     }
 }

@@ -25,7 +25,7 @@ struct FuzzRegressionTests {
             decodeImage(data)
             fuzzDisplaySizeDecoding(data)
         },
-        "lottie": { data in _ = try? LottieAnimation.parse(data) },
+        "lottie": { data in _ = try? LottieDocument.parse(data) },
         "dotlottie": { data in _ = try? DotLottie.read(data) },
         "dotlottie-v2": fuzzDotLottieVersion2,
         "webp": { data in

@@ -69,7 +69,7 @@ struct LottieHostileInputTests {
     func truncations() throws {
         // Given
         let data = Data(LottieFixtures.precompositions.utf8)
-        _ = try LottieAnimation.parse(data)
+        _ = try LottieDocument.parse(data)
 
         // When
         var unthrown: [Int] = []
@@ -94,7 +94,7 @@ struct LottieHostileInputTests {
                 var mutated = original
                 mutated[position] = replacement
                 do {
-                    _ = try LottieAnimation.parse(Data(mutated))
+                    _ = try LottieDocument.parse(Data(mutated))
                 } catch is LottieError {
                 } catch {
                     otherErrors += 1

@@ -229,7 +229,7 @@ struct LottieModelTests {
         let data = Data([0xEF, 0xBB, 0xBF]) + Data((" \n\t" + LottieFixtures.minimal() + "\r\n ").utf8)
 
         // When
-        let animation = try LottieAnimation.parse(data)
+        let animation = try LottieDocument.parse(data)
 
         // Then
         #expect(animation.frameRate == 30)

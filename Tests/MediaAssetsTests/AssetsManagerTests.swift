@@ -55,17 +55,23 @@ struct AssetsManagerTests {
         #expect(statistics[.lru(.lottie)]?.evictions == 0)
     }
 
-    @Test func unregisteredStorageTypeThrowsNamingIt() async throws {
+    @Test func unregisteredStorageTypeThrowsNamingItAndWhatIsRegistered() async throws {
         let manager = try AssetsManager(configuration: .init(usesDiskCache: false))
-        await #expect(throws: AssetsError.backendNotRegistered(.custom("redis"))) {
+        let registered = manager.registeredStorageTypes
+        #expect(registered == [.lru(.image), .lru(.lottie), .lru(.video)])
+        await #expect(throws: AssetsError.backendNotRegistered(.custom("redis"), registered: registered)) {
             try await manager.writeData(Data(), forKey: "k", storageType: .custom("redis"))
         }
         // Without a disk cache, .hybrid cannot be composed either.
-        await #expect(throws: AssetsError.backendNotRegistered(.hybrid(.image))) {
+        await #expect(throws: AssetsError.backendNotRegistered(.hybrid(.image), registered: registered)) {
             _ = try await manager.readData(forKey: "k", storageType: .hybrid(.image))
         }
-        let description = AssetsError.backendNotRegistered(.custom("redis")).description
-        #expect(description.contains(".custom(redis)"))
+        // A misspelt custom name shows beside the one registered.
+        manager.register(MemoryCache(limits: .init(costLimit: 1_000)), for: .custom("redis"))
+        let description = AssetsError.backendNotRegistered(.custom("rdis"), registered: manager.registeredStorageTypes)
+            .description
+        #expect(
+            description.contains(".custom(rdis) (registered: .custom(redis), .lru(image), .lru(lottie), .lru(video))"))
     }
 
     @Test func appDeclaredPartitionAndCustomBackend() async throws {
@@ -125,8 +131,8 @@ struct AssetsManagerTests {
         // The composition is a two-tier TieredBackend; its tier counters split the hits as a
         // memory/storage composition's did: one storage hit, promoted once.
         let hybrid = try #require(try manager.backend(for: .hybrid(.image)) as? TieredBackend)
-        #expect(hybrid.tierCounters()[1].hits == 1 && hybrid.tierCounters()[1].promotions == 0)
-        #expect(hybrid.tierCounters()[0].promotions == 1 && hybrid.tierCounters()[0].hits == 0)
+        #expect(hybrid.tierStatistics[1].hits == 1 && hybrid.tierStatistics[1].promotions == 0)
+        #expect(hybrid.tierStatistics[0].promotions == 1 && hybrid.tierStatistics[0].hits == 0)
         #expect(await hybrid.statistics().hits == 1)
     }
 

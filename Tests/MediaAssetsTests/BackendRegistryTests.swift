@@ -41,7 +41,9 @@ struct BackendRegistryTests {
         // Then each read follows the registration before it
         #expect(afterReplacing.backend as? MemoryCache === second)
         #expect(afterReplacing.memory as? MemoryCache === second)
-        #expect(throws: AssetsError.backendNotRegistered(.lru(.image))) { try registry.route(for: .lru(.image)) }
+        #expect(throws: AssetsError.backendNotRegistered(.lru(.image), registered: [])) {
+            try registry.route(for: .lru(.image))
+        }
     }
 
     @Test func aReplacedBackendIsReleasedThoughItsRouteWasPublished() throws {
@@ -99,7 +101,7 @@ struct BackendRegistryTests {
                         let route = try registry.route(for: .lru(.image))
                         // Then every read is a whole route over one of the registered backends
                         guard let memory = route.memory as? MemoryCache, registered.contains(ObjectIdentifier(memory))
-                        else { throw AssetsError.backendNotRegistered(.lru(.image)) }
+                        else { throw AssetsError.backendNotRegistered(.lru(.image), registered: []) }
                         reads += 1
                     }
                     return reads

@@ -59,7 +59,7 @@ struct TieredBackendTests {
         #expect(await remote.calls.reads == 1)
         #expect(memory.entry(forKey: "k")?.data == Data("shared".utf8))
         #expect(try await disk.entry(forKey: "k")?.data == Data("shared".utf8))
-        let counters = tiered.tierCounters()
+        let counters = tiered.tierStatistics
         #expect(counters.map(\.hits) == [1, 0, 1])
         #expect(counters.map(\.promotions) == [1, 1, 0])
     }
@@ -92,8 +92,8 @@ struct TieredBackendTests {
 
         // Then the read is served, the failure counted, and memory promoted
         #expect(entry?.data == Data("ok".utf8))
-        #expect(tiered.tierCounters()[1].readErrors == 1)
-        #expect(tiered.tierCounters()[1].writeErrors == 1)  // the promotion into it
+        #expect(tiered.tierStatistics[1].readErrors == 1)
+        #expect(tiered.tierStatistics[1].writeErrors == 1)  // the promotion into it
         #expect(memory.entry(forKey: "k") != nil)
     }
 
@@ -105,7 +105,7 @@ struct TieredBackendTests {
         // When a store goes through, then it succeeds locally and the failure is counted
         try await tolerant.store(CacheEntry(data: Data([1])), forKey: "k")
         #expect(memory.entry(forKey: "k")?.data == Data([1]))
-        #expect(tolerant.tierCounters()[1].writeErrors == 1)
+        #expect(tolerant.tierStatistics[1].writeErrors == 1)
 
         // Given the same failing tier required, when a store goes through, then it throws and
         // the faster tier keeps what it had
@@ -134,7 +134,7 @@ struct TieredBackendTests {
 
         // Then memory holds the new bytes, not the old ones the slow read saw
         #expect(memory.entry(forKey: "k")?.data == Data("new".utf8))
-        #expect(tiered.tierCounters()[0].promotions == 0)
+        #expect(tiered.tierStatistics[0].promotions == 0)
     }
 }
 

@@ -57,7 +57,10 @@ import Testing
         let target = environment.directory.url.appendingPathComponent("offline")
         environment.origin.setBehavior("/r/v0/seg2.ts", .init(failNext: 1, failStatus: 404))
         let first = HLSUtil(manager: environment.manager)
-        await #expect(throws: HLSError.self) { try await first.download(AssetRequest(url: url), to: target) }
+        let segment = environment.origin.url(for: "/r/v0/seg2.ts")
+        await #expect(throws: AssetsError.httpStatus(code: 404, url: segment)) {
+            try await first.download(AssetRequest(url: url), to: target)
+        }
         try await environment.manager.removeAll(storageType: .disk)
 
         // When it is run again by a new util over an empty cache

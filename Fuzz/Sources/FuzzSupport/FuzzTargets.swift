@@ -50,7 +50,7 @@ public enum FuzzTargets {
 
     /// The Lottie JSON parser and validator.
     public static let lottie = FuzzTarget(name: "lottie", seeds: AnimationSeeds.lottie) { data in
-        _ = try? LottieAnimation.parse(data)
+        _ = try? LottieDocument.parse(data)
     }
 
     /// The zip reader, manifest parser and per-animation parsing of dotLottie archives.

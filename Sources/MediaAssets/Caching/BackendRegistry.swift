@@ -34,6 +34,9 @@ public final class BackendRegistry: Sendable {
             return registered.updateValue(backend, forKey: storageType)
         }
 
+        /// The storage types registered, in a stable order (by description).
+        var _registeredTypes: [StorageType] { registered.keys.sorted { $0.description < $1.description } }
+
         func _backend(for storageType: StorageType) -> (any CacheBackend)? {
             if let backend = registered[storageType] { return backend }
             guard case .hybrid(let type) = storageType, let composed = composed[type] else { return nil }
@@ -112,19 +115,24 @@ public final class BackendRegistry: Sendable {
 
     /// The backend for `storageType`.
     ///
-    /// - Throws: `AssetsError.backendNotRegistered` naming the storage type.
+    /// - Throws: `AssetsError.backendNotRegistered` naming the storage type and what is registered.
     public func backend(for storageType: StorageType) throws(AssetsError) -> any CacheBackend {
-        let found = state.withLock { state -> (any CacheBackend)? in
-            if let backend = state._backend(for: storageType) { return backend }
+        let found = state.withLock { state -> Result<any CacheBackend, AssetsError> in
+            if let backend = state._backend(for: storageType) { return .success(backend) }
             guard case .hybrid(let type) = storageType, let memory = state.registered[.lru(type)],
                 let storage = state.registered[.disk]
-            else { return nil }
+            else { return .failure(.backendNotRegistered(storageType, registered: state._registeredTypes)) }
             let composed = TieredBackend(memory: memory, storage: storage, partition: type)
             state.composed[type] = composed
-            return composed
+            return .success(composed)
         }
-        guard let found else { throw .backendNotRegistered(storageType) }
-        return found
+        return try found.get()
+    }
+
+    /// The storage types with a backend registered, in a stable order (by description): what a `StorageType`
+    /// may name besides the `.hybrid(t)` compositions of a registered `.lru(t)` and `.disk` (not listed).
+    public var registeredStorageTypes: [StorageType] {
+        state.withLock { $0._registeredTypes }
     }
 
     /// Where the pipeline reads and writes for `storageType`, resolved once per registration.
@@ -160,10 +168,5 @@ public final class BackendRegistry: Sendable {
         state.withLock { state in
             Array(state.composed.values) + state.registered.values.compactMap { $0 as? TieredBackend }
         }
-    }
-
-    /// The storage types with a backend registered (compositions for `.hybrid` not included).
-    public var registeredStorageTypes: [StorageType] {
-        state.withLock { Array($0.registered.keys) }
     }
 }

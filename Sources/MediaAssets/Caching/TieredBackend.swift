@@ -236,8 +236,8 @@ public final class TieredBackend: TieredCaching {
         state.withLock { $0.generation += 1 }
     }
 
-    /// What each tier did, fastest first.
-    public func tierCounters() -> [TierCounters] { state.withLock { $0.tiers } }
+    /// What each tier did, fastest first: a snapshot, read like every `statistics` property.
+    public var tierStatistics: [TierCounters] { state.withLock { $0.tiers } }
 
     /// This composition's hits (any tier), misses and writes; evictions summed over the tiers; count,
     /// bytes and pinned entries of the slowest tier (which holds the most), cost of the fastest.

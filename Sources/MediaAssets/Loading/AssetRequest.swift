@@ -19,7 +19,7 @@ public struct AssetRequest: Sendable, Hashable {
     /// answers `Vary: Accept`). A response that varies on a header the key leaves out is not stored.
     public var headers: [String: String]
     /// The key when set explicitly; otherwise the manager's key factory derives it from the URL.
-    public var explicitKey: CacheKey?
+    public var key: CacheKey?
 
     /// Creates a request.
     public init(
@@ -35,7 +35,7 @@ public struct AssetRequest: Sendable, Hashable {
         self.priority = priority
         self.cachePolicy = cachePolicy
         self.headers = headers
-        self.explicitKey = key
+        self.key = key
     }
 
     /// How urgently a request is fetched.
@@ -53,14 +53,21 @@ public struct AssetRequest: Sendable, Hashable {
 
         public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
 
-        /// The task priority work for a request of this priority runs at.
+        /// The task priority work for a request of this priority runs at: five distinct priorities, in the
+        /// same order (`.background`, `.low`, `.medium`, `.high`, and above `.high` the user-interactive
+        /// level, 33), so that tasks rank as their requests do.
         public var taskPriority: TaskPriority {
             switch self {
-            case .veryLow, .low: return .low
+            case .veryLow: return .background
+            case .low: return .low
             case .normal: return .medium
-            case .high, .veryHigh: return .high
+            case .high: return .high
+            case .veryHigh: return Self.userInteractive
             }
         }
+
+        /// The task priority above `.high` (Dispatch's user-interactive class).
+        static let userInteractive = TaskPriority(rawValue: 33)
     }
 
     /// How a request uses the cache.

@@ -42,7 +42,7 @@ enum HTTPVary: Equatable {
         case .none: return true
         case .any: return false
         case .headers(let names):
-            let keyed = request.explicitKey == nil ? Set(request.keyedHeaders.map(\.name)) : []
+            let keyed = request.key == nil ? Set(request.keyedHeaders.map(\.name)) : []
             for name in names where name != "accept-encoding" {
                 let isSent = request.headers.keys.contains { $0.lowercased() == name }
                 if isSent && !keyed.contains(name) { return false }

@@ -139,9 +139,8 @@ public final class LivePriority: Sendable {
     /// The fixed priority a request ranks by outside any live ask, from a task priority.
     static func matching(_ taskPriority: TaskPriority?) -> AssetRequest.Priority {
         guard let taskPriority else { return .normal }
-        if taskPriority >= .high { return .high }
-        if taskPriority >= .medium { return .normal }
-        return .low
+        // The inverse of `AssetRequest.Priority.taskPriority`: each level from its task priority up.
+        return AssetRequest.Priority.allCases.last { $0.taskPriority <= taskPriority } ?? .veryLow
     }
 }
 

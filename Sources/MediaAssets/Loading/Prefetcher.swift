@@ -130,8 +130,8 @@ public final class Prefetcher: Sendable {
     }
 
     /// How many prefetches succeeded and failed so far (stopped ones count as neither).
-    public var counts: (completed: Int, failed: Int) {
-        state.withLock { ($0.completed, $0.failed) }
+    public var statistics: PrefetchStatistics {
+        state.withLock { PrefetchStatistics(completed: $0.completed, failed: $0.failed) }
     }
 
     /// Prefetches queued or running.
@@ -213,4 +213,21 @@ public final class Prefetcher: Sendable {
             for waiter in entry.waiters { waiter.resume() }
         }
     }
+}
+
+/// What a prefetcher has done so far: a snapshot, read like every util's `statistics`.
+public struct PrefetchStatistics: Sendable, Hashable, CustomStringConvertible {
+    /// Prefetches that succeeded.
+    public var completed = 0
+    /// Prefetches that failed (a stopped one counts as neither).
+    public var failed = 0
+
+    /// Creates statistics with the given counts.
+    public init(completed: Int = 0, failed: Int = 0) {
+        self.completed = completed
+        self.failed = failed
+    }
+
+    /// One line: completed and failed.
+    public var description: String { "completed \(completed), failed \(failed)" }
 }

@@ -9,7 +9,7 @@ extension AssetsManager {
     /// The cache key of `request`: its explicit key, else the key factory's text for its URL with its version,
     /// and the headers that may choose a representation (see `AssetRequest.headers`) as `@headers(…)`.
     public func cacheKey(for request: AssetRequest) -> CacheKey {
-        if let explicitKey = request.explicitKey { return explicitKey }
+        if let key = request.key { return key }
         let key = CacheKey(configuration.keyFactory.key(for: request.url), version: request.version)
         return request.keyedHeadersIdentifier.map(key.variant) ?? key
     }
@@ -28,19 +28,17 @@ extension AssetsManager {
     /// `Cache-Control: no-store` is returned but not stored.
     ///
     /// The result is returned before it is written: the write runs in the background and reads see
-    /// it meanwhile (`waitForPendingWrites()` awaits it). `decode`, when given, runs on a download
-    /// before anything is stored: the object it returns is kept beside the bytes in memory backends;
-    /// if it throws, nothing is stored and the asker gets its error. To decode at several sizes or
-    /// process results, use an `AssetPipeline`, which coalesces each stage by its own key.
+    /// it meanwhile (`waitForPendingWrites()` awaits it). To decode, process or keep decoded objects in
+    /// memory, use an `AssetPipeline` (or a util built on one): the one way to decode through the manager,
+    /// which coalesces each stage by its own key.
     ///
     /// - Throws: `AssetsError.httpStatus`, `.networkFailure`, `.lengthMismatch`,
-    ///   `.responseTooLarge`, `.notCached` (for `.cacheOnly`), `decode`'s error, or `CancellationError`.
+    ///   `.responseTooLarge`, `.notCached` (for `.cacheOnly`), or `CancellationError`.
     public func entry(
         for request: AssetRequest,
         storageType: StorageType = .disk,
         priority: LivePriority? = nil,
-        progress: (@Sendable (FetchProgress) -> Void)? = nil,
-        decode: (@Sendable (Data) throws -> DecodedObject)? = nil
+        progress: (@Sendable (FetchProgress) -> Void)? = nil
     ) async throws -> CacheEntry {
         let route = try self.route(for: storageType)
         let fetched = try await LivePriority.withAskPriority(priority, request: request) {
@@ -51,28 +49,14 @@ extension AssetsManager {
             revalidateInBackground(fetched.key, route: route, bytesOnly: false) { [self] in
                 var revalidation = request
                 revalidation.cachePolicy = .revalidate
-                _ = try await entry(for: revalidation, storageType: storageType, decode: decode)
+                _ = try await entry(for: revalidation, storageType: storageType)
             }
         }
-        guard let decode, fetched.entry.decoded == nil else {
-            fetched.staged.map(pendingWrites.commit)
-            return fetched.entry
-        }
-        do {
-            var entry = fetched.entry
-            entry.decoded = try decode(entry.data)
-            if let staged = fetched.staged {
-                pendingWrites.discard(staged)
-                try await stage(entry, forKey: fetched.key, route: route, bytesOnly: false)
-            }
-            return entry
-        } catch {
-            fetched.staged.map(pendingWrites.discard)
-            throw error
-        }
+        fetched.staged.map(pendingWrites.commit)
+        return fetched.entry
     }
 
-    /// Returns the asset's bytes; see `entry(for:storageType:priority:progress:decode:)`.
+    /// Returns the asset's bytes; see `entry(for:storageType:priority:progress:)`.
     public func data(
         for request: AssetRequest,
         storageType: StorageType = .disk,

@@ -88,10 +88,13 @@ public final class AssetsManager: Sendable {
 
     /// The backend for `storageType`.
     ///
-    /// - Throws: `AssetsError.backendNotRegistered` naming the storage type.
+    /// - Throws: `AssetsError.backendNotRegistered` naming the storage type and what is registered.
     public func backend(for storageType: StorageType) throws(AssetsError) -> any CacheBackend {
         try registry.backend(for: storageType)
     }
+
+    /// The storage types with a backend registered (see `BackendRegistry.registeredStorageTypes`).
+    public var registeredStorageTypes: [StorageType] { registry.registeredStorageTypes }
 
     /// Where the pipeline reads and writes for `storageType`, resolved from the registered backend.
     func route(for storageType: StorageType) throws(AssetsError) -> StorageRoute {
@@ -129,7 +132,7 @@ public final class AssetsManager: Sendable {
     /// Returns the cached entry for `key` without fetching: a result still being written first, then
     /// the backend, with its metadata and any decoded object a memory backend kept.
     ///
-    /// To fetch on a miss, use `entry(for:storageType:progress:decode:)`.
+    /// To fetch on a miss, use `entry(for:storageType:priority:progress:)`.
     public func cachedEntry(forKey key: CacheKey, storageType: StorageType) async throws -> CacheEntry? {
         let slot = PendingWrites.Slot(storageType: storageType, key: key)
         if let staged = pendingWrites.entry(for: slot, includingUnvalidated: false) { return staged }

@@ -74,7 +74,8 @@ extension AssetPipeline {
         } catch let error as CancellationError {
             throw error
         } catch {
-            throw AssetsError.processingFailed(key: variantKey, processor: processor.identifier, reason: "\(error)")
+            throw AssetProcessingError(
+                key: variantKey, url: request.url, processor: processor.identifier, underlying: error)
         }
         counters.withLock { $0.processes += 1 }
         // A variant inherits its original's freshness, so a changed original behind one URL is seen.

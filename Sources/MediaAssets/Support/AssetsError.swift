@@ -2,8 +2,9 @@ import Foundation
 
 /// Errors of the caching core and of fetching through the `AssetsManager`.
 public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
-    /// Nothing is registered for this storage type.
-    case backendNotRegistered(StorageType)
+    /// Nothing is registered for this storage type; `registered` lists what is (a `.hybrid(t)` is composed
+    /// whenever `.lru(t)` and `.disk` are both there), so a misspelt `.custom` name shows beside the right one.
+    case backendNotRegistered(StorageType, registered: [StorageType])
     /// The cache directory could not be created or written.
     case directoryUnavailable(path: String, reason: String)
     /// Another `DiskCache` (in this or another process) already owns the directory.
@@ -31,8 +32,6 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
     case fetchRefused(url: URL, refusal: FetchRefusal)
     /// A pipeline's decoder rejected the bytes of `key`; nothing was stored.
     case undecodable(key: CacheKey, url: URL, decoder: String, reason: String)
-    /// A pipeline's processor failed on the decoded value of `key`.
-    case processingFailed(key: CacheKey, processor: String, reason: String)
     /// The backend does not implement an optional operation, such as `removeEntries(_:)`.
     case unsupported(operation: String, backend: String)
     /// Storing or pinning `key` would take the pinned entries past the backend's pinned quota;
@@ -41,8 +40,9 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
 
     public var description: String {
         switch self {
-        case .backendNotRegistered(let storageType):
-            return "No cache backend is registered for \(storageType); register one with "
+        case .backendNotRegistered(let storageType, let registered):
+            let list = registered.isEmpty ? "nothing" : registered.map(\.description).joined(separator: ", ")
+            return "No cache backend is registered for \(storageType) (registered: \(list)); register one with "
                 + "AssetsManager.register(_:for: \(storageType)) or list it in the configuration."
         case .directoryUnavailable(let path, let reason):
             return "The cache directory \(path) cannot be used: \(Self.clause(reason)). Choose a writable directory."
@@ -76,8 +76,6 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
         case let .undecodable(key, url, decoder, reason):
             return "The bytes of \(url.absoluteString) (key '\(key.rawValue.prefix(200))') do not decode with "
                 + "\(decoder): \(Self.clause(reason)); nothing was stored."
-        case let .processingFailed(key, processor, reason):
-            return "Processing '\(key.rawValue.prefix(200))' with \(processor) failed: \(Self.clause(reason))."
         case .unsupported(let operation, let backend):
             return "\(backend) does not support \(operation); implement it in the backend, or remove "
                 + "the entries one key at a time with removeEntry(forKey:)."

@@ -6,8 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Thin, error-checked wrappers over the POSIX calls the disk cache makes.
-enum POSIX {
+/// Thin, error-checked wrappers over the POSIX calls the disk cache makes, and the calls the package's other modules
+/// reach through it: one place that says how each platform's C library is imported.
+package enum POSIX {
     struct Failure: Error, CustomStringConvertible {
         var call: String
         var code: Int32
@@ -163,5 +164,47 @@ enum POSIX {
         let name = (UnsafeRawPointer(item) + nameOffset).assumingMemoryBound(to: CChar.self)
         let length = strnlen(name, max(0, recordLength - nameOffset))
         return try body(name, UnsafeRawBufferPointer(start: name, count: length))
+    }
+}
+
+extension POSIX {
+    /// `close(2)`, for types with a `close()` of their own (SQLite's backend, the Redis socket).
+    @discardableResult
+    package static func close(_ descriptor: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.close(descriptor)
+        #else
+        Darwin.close(descriptor)
+        #endif
+    }
+
+    /// `connect(2)`.
+    package static func connect(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t)
+        -> Int32
+    {
+        #if canImport(Glibc)
+        Glibc.connect(descriptor, address, length)
+        #else
+        Darwin.connect(descriptor, address, length)
+        #endif
+    }
+
+    /// `send(2)`.
+    package static func send(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
+        #if canImport(Glibc)
+        Glibc.send(descriptor, bytes, count, flags)
+        #else
+        Darwin.send(descriptor, bytes, count, flags)
+        #endif
+    }
+
+    /// `shutdown(2)`.
+    @discardableResult
+    package static func shutdown(_ descriptor: Int32, _ how: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.shutdown(descriptor, how)
+        #else
+        Darwin.shutdown(descriptor, how)
+        #endif
     }
 }

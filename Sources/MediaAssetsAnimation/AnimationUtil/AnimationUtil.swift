@@ -6,7 +6,7 @@ import Synchronization
 /// Fetches, parses and caches Lottie animations through an `AssetsManager`, keeping the parsed
 /// model — not just the bytes — in memory.
 ///
-/// A memory hit returns the parsed `LottieAnimation` with no parsing. A miss parses once: bytes
+/// A memory hit returns the parsed `LottieDocument` with no parsing. A miss parses once: bytes
 /// found in storage are parsed, and a download is parsed before it is stored, so an invalid file
 /// never reaches the disk. Concurrent asks for one animation share one fetch and one parse.
 ///
@@ -16,19 +16,25 @@ import Synchronization
 /// print(confetti.duration, confetti.layers.count)
 /// ```
 public final class AnimationUtil: Sendable {
-    /// How animations are parsed.
+    /// How animations are parsed and where they are kept.
     public struct Configuration: Sendable {
         /// Limits for Lottie JSON.
         public var parsingOptions: LottieParsingOptions
         /// Limits for dotLottie archives.
         public var dotLottieOptions: DotLottieReadingOptions
+        /// Where the util keeps animations unless a call names another storage type (every method's
+        /// `storageType` argument). Default `.hybrid(.lottie)`: parsed animations in the lottie memory
+        /// partition over the disk cache's bytes.
+        public var storageType: StorageType
 
-        /// Creates a configuration with the parsers' default limits.
+        /// Creates a configuration with the parsers' default limits, keeping animations in `.hybrid(.lottie)`.
         public init(
-            parsingOptions: LottieParsingOptions = .init(), dotLottieOptions: DotLottieReadingOptions = .init()
+            parsingOptions: LottieParsingOptions = .init(), dotLottieOptions: DotLottieReadingOptions = .init(),
+            storageType: StorageType = .hybrid(.lottie)
         ) {
             self.parsingOptions = parsingOptions
             self.dotLottieOptions = dotLottieOptions
+            self.storageType = storageType
         }
     }
 
@@ -45,11 +51,14 @@ public final class AnimationUtil: Sendable {
         typealias Options = DefaultDecodeOptions
         let options: LottieParsingOptions
         var identifier: String { "lottie" }
-        func decode(_ data: Data, options _: DefaultDecodeOptions) throws -> LottieAnimation {
-            try LottieAnimation.parse(data, options: options)
+        func decode(_ data: Data, options _: DefaultDecodeOptions) throws -> LottieDocument {
+            try LottieDocument.parse(data, options: options)
         }
-        func cost(of animation: LottieAnimation) -> Int { animation.estimatedMemoryCost }
-        func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error { error }
+        func cost(of animation: LottieDocument) -> Int { animation.estimatedMemoryCost }
+        func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error {
+            guard let reason = error as? LottieError else { return error }
+            return AnimationUtilError.undecodable(url: url, key: key, reason: reason)
+        }
     }
 
     /// Reads dotLottie archives: the decode stage of `dotLottie(for:storageType:)`.
@@ -66,7 +75,10 @@ public final class AnimationUtil: Sendable {
                 + archive.themes.reduce(0) { $0 + $1.data.count }
                 + archive.stateMachines.reduce(0) { $0 + $1.data.count }
         }
-        func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error { error }
+        func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error {
+            guard let reason = error as? DotLottieError else { return error }
+            return AnimationUtilError.undecodableArchive(url: url, key: key, reason: reason)
+        }
     }
 
     private let animations: AssetPipeline<LottieDecoder>
@@ -125,8 +137,9 @@ public final class AnimationUtil: Sendable {
     }
 
     /// Returns the parsed animation at `url`; see `animation(for:storageType:)`.
-    public func animation(for url: URL, storageType: StorageType = .hybrid(.lottie)) async throws -> LottieAnimation {
-        try await animation(for: AssetRequest(url: url), storageType: storageType)
+    public func animation(for url: URL, storageType: StorageType? = nil) async throws -> LottieDocument {
+        let storageType = storageType ?? configuration.storageType
+        return try await animation(for: AssetRequest(url: url), storageType: storageType)
     }
 
     /// Returns the parsed Lottie JSON animation for `request`: the parsed model from memory when it is
@@ -135,30 +148,34 @@ public final class AnimationUtil: Sendable {
     /// - Throws: `LottieError` for malformed or invalid JSON (nothing is stored), `AssetsError` for
     ///   fetch failures.
     public func animation(
-        for request: AssetRequest, storageType: StorageType = .hybrid(.lottie)
-    ) async throws -> LottieAnimation {
-        try await animationResult(for: request, storageType: storageType).value
+        for request: AssetRequest, storageType: StorageType? = nil
+    ) async throws -> LottieDocument {
+        let storageType = storageType ?? configuration.storageType
+        return try await animationResult(for: request, storageType: storageType).value
     }
 
     /// Returns the parsed animation with where it came from (memory, storage, network, stale).
     public func animationResult(
-        for request: AssetRequest, storageType: StorageType = .hybrid(.lottie)
-    ) async throws -> AssetResult<LottieAnimation> {
-        try await animations.value(for: request, options: DefaultDecodeOptions(), storageType: storageType)
+        for request: AssetRequest, storageType: StorageType? = nil
+    ) async throws -> AssetResult<LottieDocument> {
+        let storageType = storageType ?? configuration.storageType
+        return try await animations.value(for: request, options: DefaultDecodeOptions(), storageType: storageType)
     }
 
     /// Returns the dotLottie archive for `request` with every animation parsed.
     ///
     /// - Throws: `DotLottieError` for a bad archive (nothing is stored), `AssetsError` for fetch failures.
-    public func dotLottie(for request: AssetRequest, storageType: StorageType = .hybrid(.lottie)) async throws
+    public func dotLottie(for request: AssetRequest, storageType: StorageType? = nil) async throws
         -> DotLottie
     {
-        try await archives.value(for: request, options: DefaultDecodeOptions(), storageType: storageType).value
+        let storageType = storageType ?? configuration.storageType
+        return try await archives.value(for: request, options: DefaultDecodeOptions(), storageType: storageType).value
     }
 
     /// Returns the dotLottie archive at `url`; see `dotLottie(for:storageType:)`.
-    public func dotLottie(for url: URL, storageType: StorageType = .hybrid(.lottie)) async throws -> DotLottie {
-        try await dotLottie(for: AssetRequest(url: url), storageType: storageType)
+    public func dotLottie(for url: URL, storageType: StorageType? = nil) async throws -> DotLottie {
+        let storageType = storageType ?? configuration.storageType
+        return try await dotLottie(for: AssetRequest(url: url), storageType: storageType)
     }
 }
 

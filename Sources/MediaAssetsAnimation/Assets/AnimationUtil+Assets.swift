@@ -13,9 +13,11 @@ extension AnimationUtil {
     /// Returns the animation at `url` with its image assets decoded; see
     /// `loadedAnimation(for:options:storageType:)`.
     public func loadedAnimation(
-        for url: URL, options: AnimationAssetOptions = .init(), storageType: StorageType = .hybrid(.lottie)
+        for url: URL, options: AnimationAssetOptions = .init(), storageType: StorageType? = nil
     ) async throws -> LoadedAnimation {
-        try await loadedAnimationResult(for: AssetRequest(url: url), options: options, storageType: storageType).value
+        let storageType = storageType ?? configuration.storageType
+        return try await loadedAnimationResult(for: AssetRequest(url: url), options: options, storageType: storageType)
+            .value
     }
 
     /// Returns the animation of `request` ready to draw: the parsed model and every image asset decoded.
@@ -34,15 +36,17 @@ extension AnimationUtil {
     ///   `options.failurePolicy` asks for placeholders), `LottieError` for invalid JSON, `AssetsError`
     ///   for fetch failures of the JSON, `CancellationError`.
     public func loadedAnimation(
-        for request: AssetRequest, options: AnimationAssetOptions = .init(), storageType: StorageType = .hybrid(.lottie)
+        for request: AssetRequest, options: AnimationAssetOptions = .init(), storageType: StorageType? = nil
     ) async throws -> LoadedAnimation {
-        try await loadedAnimationResult(for: request, options: options, storageType: storageType).value
+        let storageType = storageType ?? configuration.storageType
+        return try await loadedAnimationResult(for: request, options: options, storageType: storageType).value
     }
 
     /// Returns the loaded animation with where its JSON came from (memory, storage, network, stale).
     public func loadedAnimationResult(
-        for request: AssetRequest, options: AnimationAssetOptions = .init(), storageType: StorageType = .hybrid(.lottie)
+        for request: AssetRequest, options: AnimationAssetOptions = .init(), storageType: StorageType? = nil
     ) async throws -> AssetResult<LoadedAnimation> {
+        let storageType = storageType ?? configuration.storageType
         let key = loadedKey(for: request, options: options)
         if let hit = cachedLoadedAnimation(key, storageType: storageType, policy: request.cachePolicy) {
             assetCounters.withLock { $0.memoryHits += 1 }
@@ -73,8 +77,9 @@ extension AnimationUtil {
 
     /// The loaded animation of `request` if memory holds one, without waiting, reading or decoding.
     public func cachedLoadedAnimation(
-        for request: AssetRequest, options: AnimationAssetOptions = .init(), storageType: StorageType = .hybrid(.lottie)
+        for request: AssetRequest, options: AnimationAssetOptions = .init(), storageType: StorageType? = nil
     ) -> LoadedAnimation? {
+        let storageType = storageType ?? configuration.storageType
         let key = loadedKey(for: request, options: options)
         return cachedLoadedAnimation(key, storageType: storageType, policy: request.cachePolicy)?.value
     }
@@ -117,7 +122,7 @@ extension AnimationUtil {
     ///   - baseURL: what `u` + `p` are resolved against (the animation's URL).
     ///   - options: the failure policy and where images are cached.
     public func loadAssets(
-        of animation: LottieAnimation, relativeTo baseURL: URL, options: AnimationAssetOptions = .init()
+        of animation: LottieDocument, relativeTo baseURL: URL, options: AnimationAssetOptions = .init()
     ) async throws -> LoadedAnimation {
         let assets = animation.imageAssets
         let outcomes = try await withThrowingTaskGroup(
@@ -150,7 +155,7 @@ extension AnimationUtil {
 
     /// One asset: a typed failure as a value, so every asset is tried; cancellation is thrown.
     private func loadImage(
-        _ asset: LottieImageAsset, animation: LottieAnimation, baseURL: URL, options: AnimationAssetOptions
+        _ asset: LottieImageAsset, animation: LottieDocument, baseURL: URL, options: AnimationAssetOptions
     ) async throws -> Result<LoadedImageAsset, AnimationAssetError> {
         if asset.isEmbedded {
             guard let data = asset.embeddedData() else { return .failure(.invalidDataURL(assetID: asset.id)) }

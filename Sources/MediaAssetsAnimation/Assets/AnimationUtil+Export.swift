@@ -8,7 +8,7 @@ extension AnimationUtil {
     ///
     /// The animation is loaded with its assets first (`loadedAnimation(for:options:storageType:)`), so
     /// every image is known to decode. External images are inlined as their original bytes, read back
-    /// from `options.imageStorageType` (no second download while they are cached); placeholders as PNG.
+    /// from `options.imageStorageType` (or the image util's, no second download while they are cached); placeholders as PNG.
     ///
     /// - Parameters:
     ///   - request: the animation's JSON.
@@ -19,8 +19,9 @@ extension AnimationUtil {
     /// - Throws: what `loadedAnimation` throws, and `DotLottieError.writeFailed`.
     public func exportDotLottie(
         for request: AssetRequest, id: String? = nil, options: AnimationAssetOptions = .init(),
-        storageType: StorageType = .hybrid(.lottie), layout: DotLottie.Layout = .version1
+        storageType: StorageType? = nil, layout: DotLottie.Layout = .version1
     ) async throws -> Data {
+        let storageType = storageType ?? configuration.storageType
         let loaded = try await loadedAnimation(for: request, options: options, storageType: storageType)
         var inlined: [String: (mediaType: String, data: Data)] = [:]
         for asset in loaded.images {
@@ -31,7 +32,9 @@ extension AnimationUtil {
                 let image = asset.image
                 inlined[asset.assetID] = ("image/png", try await manager.runOnExecutor { try ImageEncoder.png(image) })
             case let .external(url):
-                let entry = try await manager.entry(for: AssetRequest(url: url), storageType: options.imageStorageType)
+                let entry = try await manager.entry(
+                    for: AssetRequest(url: url),
+                    storageType: options.imageStorageType ?? images.configuration.storageType)
                 let mediaType =
                     ImageFormat.sniff(entry.data)?.mimeType ?? DotLottie.mediaType(forFileName: url.lastPathComponent)
                 inlined[asset.assetID] = (mediaType, entry.data)
@@ -57,9 +60,10 @@ extension AnimationUtil {
     /// Writes the archive of `url`; see `exportDotLottie(for:id:options:storageType:layout:)`.
     public func exportDotLottie(
         for url: URL, id: String? = nil, options: AnimationAssetOptions = .init(),
-        storageType: StorageType = .hybrid(.lottie), layout: DotLottie.Layout = .version1
+        storageType: StorageType? = nil, layout: DotLottie.Layout = .version1
     ) async throws -> Data {
-        try await exportDotLottie(
+        let storageType = storageType ?? configuration.storageType
+        return try await exportDotLottie(
             for: AssetRequest(url: url), id: id, options: options, storageType: storageType, layout: layout
         )
     }

@@ -8,14 +8,14 @@ import MediaAssetsImage
 /// It is kept in the animation's memory partition as one entry charged `estimatedMemoryCost`.
 public struct LoadedAnimation: Sendable {
     /// The parsed, validated animation.
-    public let animation: LottieAnimation
+    public let animation: LottieDocument
     /// The decoded image assets, in document order.
     public let images: [LoadedImageAsset]
     /// The assets that failed and got a placeholder (only under `FailurePolicy.placeholder`).
     public let failures: [AnimationAssetError]
 
     /// Creates a loaded animation from its parts.
-    public init(animation: LottieAnimation, images: [LoadedImageAsset], failures: [AnimationAssetError] = []) {
+    public init(animation: LottieDocument, images: [LoadedImageAsset], failures: [AnimationAssetError] = []) {
         self.animation = animation
         self.images = images
         self.failures = failures

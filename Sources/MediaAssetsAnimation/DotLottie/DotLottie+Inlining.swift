@@ -9,8 +9,8 @@ extension DotLottie {
     ///
     /// - Complexity: O(n) in the JSON length plus the size of the inlined images.
     public func inliningImages(
-        in animation: LottieAnimation, options: LottieParsingOptions = .init()
-    ) throws -> LottieAnimation {
+        in animation: LottieDocument, options: LottieParsingOptions = .init()
+    ) throws -> LottieDocument {
         try animation.embeddingImages(options: options) { location in
             guard let path = location.path, !path.hasPrefix("data:"), let (name, image) = archiveImage(named: path)
             else { return nil }
@@ -21,7 +21,7 @@ extension DotLottie {
     /// The animation with manifest id `id`, with its archive images inlined; nil if there is no such id.
     public func inlinedAnimation(
         withID id: String, options: LottieParsingOptions = .init()
-    ) throws -> LottieAnimation? {
+    ) throws -> LottieDocument? {
         guard let animation = animation(withID: id) else { return nil }
         return try inliningImages(in: animation, options: options)
     }

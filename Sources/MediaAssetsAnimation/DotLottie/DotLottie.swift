@@ -41,12 +41,12 @@ public struct DotLottie: Sendable, Hashable {
     }
 
     /// The animation with manifest id `id`, if any.
-    public func animation(withID id: String) -> LottieAnimation? {
+    public func animation(withID id: String) -> LottieDocument? {
         animations.first { $0.id == id }?.animation
     }
 
     /// The animation to show first: the manifest's initial animation, else the first one.
-    public var initialAnimation: LottieAnimation? {
+    public var initialAnimation: LottieDocument? {
         manifest.initialAnimationID.flatMap { animation(withID: $0) } ?? animations.first?.animation
     }
 
@@ -76,7 +76,7 @@ public struct DotLottie: Sendable, Hashable {
             }
             let json = try archive.contents(of: entry)
             do {
-                let animation = try LottieAnimation.parse(json, options: options.parsing)
+                let animation = try LottieDocument.parse(json, options: options.parsing)
                 animations.append(DotLottieAnimation(id: listed.id, animation: animation))
             } catch let error as LottieError {
                 throw DotLottieError.invalidAnimation(id: listed.id, error)

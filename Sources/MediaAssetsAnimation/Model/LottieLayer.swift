@@ -1,7 +1,7 @@
 /// One layer of an animation or of a precomposition: what a player needs to place and order it.
 ///
 /// The drawing content (transforms, shapes, keyframes) is skipped by the parser and stays in
-/// `LottieAnimation.data` for a renderer.
+/// `LottieDocument.data` for a renderer.
 public struct LottieLayer: Sendable, Hashable {
     /// The kind of layer (`ty`).
     public var type: LottieLayerType

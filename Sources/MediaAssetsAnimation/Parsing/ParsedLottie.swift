@@ -1,4 +1,4 @@
-/// What the parser read, before validation turns it into a `LottieAnimation`.
+/// What the parser read, before validation turns it into a `LottieDocument`.
 ///
 /// Required values are optional here so that validation can name the missing key.
 struct ParsedLottie {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Checks a parsed document and builds the `LottieAnimation`, naming the JSON path of any problem.
+/// Checks a parsed document and builds the `LottieDocument`, naming the JSON path of any problem.
 ///
 /// Checks, in order: the required keys `w`, `h`, `fr`, `ip`, `op`, `layers`; `fr` > 0; `op` > `ip`;
 /// non-negative `w`/`h`; unique asset ids; for every layer list, parents that exist in the same
@@ -13,7 +13,7 @@ enum LottieValidator {
         let isImage: Bool
     }
 
-    static func makeAnimation(from parsed: ParsedLottie, data: Data) throws -> LottieAnimation {
+    static func makeAnimation(from parsed: ParsedLottie, data: Data) throws -> LottieDocument {
         guard let width = parsed.width else { throw missing("$.w", "the composition width") }
         guard let height = parsed.height else { throw missing("$.h", "the composition height") }
         guard let frameRate = parsed.frameRate else { throw missing("$.fr", "the frame rate") }
@@ -42,7 +42,7 @@ enum LottieValidator {
         let version =
             parsed.bodymovinVersion.flatMap { LottieVersion(bodymovin: $0) }
             ?? parsed.specificationVersion.flatMap { LottieVersion(specification: $0) }
-        return LottieAnimation(
+        return LottieDocument(
             version: version, frameRate: frameRate, inPoint: inPoint, outPoint: outPoint,
             width: width, height: height, is3D: parsed.is3D, name: parsed.name, layers: layers,
             assets: parsed.assets, markers: parsed.markers, fontCount: parsed.fontCount,

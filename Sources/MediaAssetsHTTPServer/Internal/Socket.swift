@@ -1,6 +1,18 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
+
+// The C calls whose names this file's types also use, reached the same way on every platform.
+@discardableResult
+private func systemSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
+    #if canImport(Glibc)
+    Glibc.send(fd, bytes, count, flags)
+    #else
+    Darwin.send(fd, bytes, count, flags)
+    #endif
+}
 
 /// Thin wrappers over the POSIX calls of the server: non-blocking sockets, `errno` turned into typed errors.
 enum Socket {
@@ -85,7 +97,7 @@ enum Socket {
     static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Transfer {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .moved(0) }
         while true {
-            let written = Glibc.send(fd, base, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            let written = systemSend(fd, base, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
             if written > 0 { return .moved(written) }
             if written < 0, errno == EINTR { continue }
             if written < 0, errno == EAGAIN || errno == EWOULDBLOCK { return .wouldBlock }

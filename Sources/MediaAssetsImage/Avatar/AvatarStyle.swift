@@ -10,7 +10,9 @@
 /// Identifiers: `original`, `rectangle(96x96)`, `rounded(96x96,r=12)`, `circle(96)`,
 /// `freeform(<escaped name>)`; a border adds `,border=<width>,#rrggbbaa`, for example
 /// `circle(96,border=2,#ffffffff)`. The border colour is left out when there is no border, so
-/// such styles compare (and cache) equal whatever their colour. Equality and hashing go by identifier.
+/// such styles compare (and cache) equal whatever their colour. Styles are equal when their identifiers,
+/// target sizes and processors' identifiers are; only `.original` is the unprocessed image, whatever
+/// identifier a style of your own has.
 public struct AvatarStyle: ImageProcessing, Hashable {
     /// The style's part of the cache key; see the type's documentation for the format.
     public let identifier: String
@@ -18,6 +20,9 @@ public struct AvatarStyle: ImageProcessing, Hashable {
     public let targetSize: PixelSize?
     /// The processors the style runs, in order.
     public let processors: ImageProcessors.Composition
+    /// Whether this is `.original`, the image as decoded, kept under the original's own key. A style of your
+    /// own never is, even one named `original`: its result is a variant, keyed `<key>@<identifier>`.
+    public let isOriginal: Bool
     /// The part of the original the first processor keeps (sized styles: the centred part with the size's
     /// aspect ratio), so only that part is decoded.
     public var regionOfInterest: ImageRegion? { processors.regionOfInterest }
@@ -30,9 +35,10 @@ public struct AvatarStyle: ImageProcessing, Hashable {
     }
 
     private init(
-        identifier: String, targetSize: PixelSize?, processors: [any ImageProcessing],
+        identifier: String, targetSize: PixelSize?, processors: [any ImageProcessing], isOriginal: Bool = false,
         validation: @escaping @Sendable () throws -> Void
     ) {
+        self.isOriginal = isOriginal
         self.identifier = identifier
         self.targetSize = targetSize
         self.processors = ImageProcessors.Composition(processors)
@@ -40,7 +46,8 @@ public struct AvatarStyle: ImageProcessing, Hashable {
     }
 
     /// The image as decoded, unprocessed.
-    public static let original = AvatarStyle(identifier: "original", targetSize: nil, processors: [])
+    public static let original = AvatarStyle(
+        identifier: "original", targetSize: nil, processors: [], isOriginal: true, validation: {})
 
     /// Scaled to fill `size`, centre cut to exactly `size`.
     public static func rectangle(size: PixelSize) -> AvatarStyle {
@@ -90,9 +97,11 @@ public struct AvatarStyle: ImageProcessing, Hashable {
         return AvatarStyle(identifier: freeform.identifier, targetSize: nil, processors: [freeform])
     }
 
-    /// Throws `ImageProcessingError` for a size, radius or border the style cannot draw.
+    /// Throws `ImageProcessingError` for a size, radius or border the style cannot draw: the style's own check
+    /// (naming the style), then its processors'.
     public func validate() throws {
         try validation()
+        try processors.validate()
     }
 
     /// Runs the style's processors; throws for invalid parameters or a failing freeform transform.
@@ -101,8 +110,10 @@ public struct AvatarStyle: ImageProcessing, Hashable {
         return try processors.process(image)
     }
 
+    /// Equal when the identifiers, target sizes and processors are, and both are `.original` or neither is.
     public static func == (lhs: AvatarStyle, rhs: AvatarStyle) -> Bool {
-        lhs.identifier == rhs.identifier
+        lhs.identifier == rhs.identifier && lhs.targetSize == rhs.targetSize && lhs.isOriginal == rhs.isOriginal
+            && lhs.processors == rhs.processors
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -48,9 +48,10 @@ public final class ImagePrefetcher: Sendable {
     ///   - priority: the priority prefetches run at; a row asking for the same image raises the shared work.
     public init(
         util: ImageUtil, style: some ImageProcessing = AvatarStyle.original,
-        storageType: StorageType = .hybrid(.image), destination: Destination = .styledImage,
+        storageType: StorageType? = nil, destination: Destination = .styledImage,
         maxConcurrentRequests: Int = 4, priority: AssetRequest.Priority = .low
     ) {
+        let storageType = storageType ?? util.configuration.storageType
         self.util = util
         self.style = style
         self.storageType = storageType
@@ -102,7 +103,7 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// How many prefetches succeeded and failed so far (stopped ones count as neither).
-    public var counts: (completed: Int, failed: Int) { prefetcher.counts }
+    public var statistics: PrefetchStatistics { prefetcher.statistics }
 
     /// Prefetches queued or running.
     public var pendingCount: Int { prefetcher.pendingCount }

@@ -109,14 +109,15 @@ extension ImageUtil {
     /// task that joins a download already under way without streaming gets none).
     public func task(
         for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original,
-        storageType: StorageType = .hybrid(.image), previews: Bool = false
+        storageType: StorageType? = nil, previews: Bool = false
     ) -> ImageTask {
-        ImageTask(util: self, request: request, style: style, storageType: storageType, previews: previews)
+        let storageType = storageType ?? configuration.storageType
+        return ImageTask(util: self, request: request, style: style, storageType: storageType, previews: previews)
     }
 
     /// Starts loading the image at `url` in `style`; see `task(for:style:storageType:previews:)`.
     public func task(
-        for url: URL, style: some ImageProcessing = AvatarStyle.original, storageType: StorageType = .hybrid(.image),
+        for url: URL, style: some ImageProcessing = AvatarStyle.original, storageType: StorageType? = nil,
         previews: Bool = false
     ) -> ImageTask {
         task(for: AssetRequest(url: url), style: style, storageType: storageType, previews: previews)

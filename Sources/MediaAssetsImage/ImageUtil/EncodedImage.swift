@@ -62,16 +62,14 @@ extension ImageUtil {
     ///   system cannot encode `format` (WebP without libwebp, AVIF without an AV1 encoder in libheif).
     public func encodedImage(
         for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original, format: VariantFormat? = nil,
-        storageType: StorageType = .hybrid(.image)
+        storageType: StorageType? = nil
     ) async throws -> EncodedImage {
-        try (style as? AvatarStyle)?.validate()
-        let result: AssetResult<EncodedVariant>
-        do {
-            result = try await pipeline.encodedVariant(
-                for: request, processor: formatted(style, as: format), options: .init(for: style),
-                storageType: storageType)
-        } catch AssetsError.processingFailed(_, _, let reason) {
-            throw ImageUtilError.renderingFailed(url: request.url, style: style.identifier, reason: reason)
+        let storageType = storageType ?? configuration.storageType
+        let processor = formatted(style, as: format)
+        try validate(style, for: request, key: processor.variantKey(of: manager.cacheKey(for: request)))
+        let result = try await naming(style) {
+            try await pipeline.encodedVariant(
+                for: request, processor: processor, options: .init(for: style), storageType: storageType)
         }
         if result.source == .network {
             makePlaceholder(for: request, from: nil, metadata: result.metadata, storageType: storageType)
@@ -90,7 +88,7 @@ extension ImageUtil {
     /// Returns the image at `url` in `style`, encoded in `format`; see `encodedImage(for:style:format:storageType:)`.
     public func encodedImage(
         for url: URL, style: some ImageProcessing = AvatarStyle.original, format: VariantFormat? = nil,
-        storageType: StorageType = .hybrid(.image)
+        storageType: StorageType? = nil
     ) async throws -> EncodedImage {
         try await encodedImage(for: AssetRequest(url: url), style: style, format: format, storageType: storageType)
     }

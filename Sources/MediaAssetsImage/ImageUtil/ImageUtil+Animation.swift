@@ -14,27 +14,28 @@ extension ImageUtil {
     ///
     /// - Throws: `ImageUtilError.undecodable`, or the manager's fetch errors.
     public func animatedImage(
-        for request: AssetRequest, targetSize: PixelSize? = nil, storageType: StorageType = .hybrid(.image)
+        for request: AssetRequest, targetSize: PixelSize? = nil, storageType: StorageType? = nil
     ) async throws -> AnimatedImage {
-        try await animationPipeline.value(for: request, options: targetSize, storageType: storageType).value
+        let storageType = storageType ?? configuration.storageType
+        return try await animationPipeline.value(for: request, options: targetSize, storageType: storageType).value
     }
 
     /// The animation at `request` with every frame in `style` (a circle-cropped animated avatar), decoded
     /// toward the style's size, cached as an animated WebP variant under `<key>@<style>,animated-webp` with the
     /// styled frames kept in memory.
     ///
-    /// - Throws: `ImageUtilError.undecodable`, `ImageProcessingError`, or the manager's errors.
+    /// - Throws: `ImageUtilError.undecodable`, `AssetProcessingError` (a style that cannot be drawn, or fails on
+    ///   a frame), or the manager's errors.
     public func animatedImage(
-        for request: AssetRequest, style: some ImageProcessing, storageType: StorageType = .hybrid(.image)
+        for request: AssetRequest, style: some ImageProcessing, storageType: StorageType? = nil
     ) async throws -> AnimatedImage {
-        try (style as? AvatarStyle)?.validate()
-        do {
-            return try await animationPipeline.value(
-                for: request, processor: AnimatedStyle(style: style), options: style.targetSize,
-                storageType: storageType
+        let storageType = storageType ?? configuration.storageType
+        let processor = AnimatedStyle(style: style)
+        try validate(style, for: request, key: processor.variantKey(of: manager.cacheKey(for: request)))
+        return try await naming(style) {
+            try await animationPipeline.value(
+                for: request, processor: processor, options: style.targetSize, storageType: storageType
             ).value
-        } catch AssetsError.processingFailed(_, let processor, let reason) {
-            throw ImageUtilError.renderingFailed(url: request.url, style: processor, reason: reason)
         }
     }
 }

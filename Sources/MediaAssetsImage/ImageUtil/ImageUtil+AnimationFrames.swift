@@ -23,8 +23,9 @@ extension ImageUtil {
     /// - Throws: `ImageUtilError.undecodable` (unknown, cut or oversized files), or the manager's errors.
     public func animationFrames(
         for request: AssetRequest, targetSize: PixelSize? = nil, window: AnimationFrameWindow = .init(),
-        storageType: StorageType = .hybrid(.image)
+        storageType: StorageType? = nil
     ) async throws -> AnimationFrames {
+        let storageType = storageType ?? configuration.storageType
         let original = try await animationSource(for: request, storageType: storageType)
         var options = configuration.decodingOptions
         options.targetSize = targetSize
@@ -44,14 +45,15 @@ extension ImageUtil {
     /// array of frames is ever built), and the variant is stored once a whole pass has played. `info` describes
     /// the file the frames come from: the variant, or the original.
     ///
-    /// - Throws: `ImageProcessingError` for an invalid `AvatarStyle`, `ImageUtilError.undecodable`, or the
-    ///   manager's errors; a style that throws on a frame ends the sequence with `ImageUtilError.renderingFailed`.
+    /// - Throws: `AssetProcessingError` for an invalid `AvatarStyle`, `ImageUtilError.undecodable`, or the
+    ///   manager's errors; a style that throws on a frame ends the sequence with `AssetProcessingError`.
     public func animationFrames(
         for request: AssetRequest, style: some ImageProcessing, window: AnimationFrameWindow = .init(),
-        storageType: StorageType = .hybrid(.image)
+        storageType: StorageType? = nil
     ) async throws -> AnimationFrames {
-        try (style as? AvatarStyle)?.validate()
+        let storageType = storageType ?? configuration.storageType
         let variantKey = manager.cacheKey(for: request).variant(AnimatedStyle(style: style).identifier)
+        try validate(style, for: request, key: variantKey)
         var options = configuration.decodingOptions
         if let variant = try await storedAnimationVariant(variantKey, request: request, storageType: storageType) {
             let production = frameProduction(
@@ -123,9 +125,8 @@ extension ImageUtil {
         production.failure = { [manager] error in
             if error is CancellationError { return error }
             guard let reason = error as? ImageError else {
-                return ImageUtilError.renderingFailed(
-                    url: request.url, style: style?.identifier ?? "original", reason: "\(error)"
-                )
+                return AssetProcessingError(
+                    key: keys[0], url: request.url, processor: style?.identifier ?? "original", underlying: error)
             }
             for key in keys { try? await manager.removeData(forKey: key, storageType: storageType) }
             return ImageUtilError.undecodable(url: request.url, key: keys[0], reason: reason)

@@ -6,13 +6,13 @@ extension ImageUtil {
     ///
     /// After rendering the style from a downloaded or stored original, calls
     /// `avatar.save(originalImage:styledImage:)` so the app can keep both. Uses
-    /// `configuration.avatarStorageType`.
+    /// `configuration.storageType`.
     ///
     /// - Throws: as `image(for:style:storageType:)`.
     public func avatar(_ avatar: some Avatar) async throws -> Image {
         let request = AssetRequest(url: avatar.url, version: avatar.version)
         let style = avatar.style
-        let storageType = configuration.avatarStorageType
+        let storageType = configuration.storageType
         if let image = cachedImage(for: request, style: style, storageType: storageType) { return image }
         if let styled = avatar.localStyledImage { return styled }
         if let original = avatar.localOriginalImage {
@@ -24,7 +24,9 @@ extension ImageUtil {
                 return styled
             } catch {
                 avatarFailures.withLock { $0 += 1 }
-                throw ImageUtilError.renderingFailed(url: avatar.url, style: style.identifier, reason: "\(error)")
+                throw AssetProcessingError(
+                    key: cacheKey(for: request, style: style), url: avatar.url, processor: style.identifier,
+                    underlying: error)
             }
         }
         let result = try await imageResult(for: request, style: style, storageType: storageType)
@@ -43,7 +45,7 @@ extension ImageUtil {
     public func setAvatar(_ avatar: some Avatar, deliver: @escaping @Sendable (Image) -> Void) -> AvatarBinding {
         let request = AssetRequest(url: avatar.url, version: avatar.version)
         let binding = AvatarBinding()
-        if let image = cachedImage(for: request, style: avatar.style, storageType: configuration.avatarStorageType) {
+        if let image = cachedImage(for: request, style: avatar.style, storageType: configuration.storageType) {
             deliver(image)
             return binding
         }

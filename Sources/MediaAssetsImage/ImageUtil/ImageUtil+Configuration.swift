@@ -10,8 +10,11 @@ extension ImageUtil {
         /// The zlib level (0...9) of PNG variants. Small avatars compress nearly as well at a low level,
         /// several times faster than libpng's default of 6.
         public var pngCompressionLevel: Int
-        /// Where `avatar(_:)` and `setAvatar(_:deliver:)` keep originals and styled variants.
-        public var avatarStorageType: StorageType
+        /// Where the util keeps originals and styled variants unless a call names another storage type
+        /// (every method's `storageType` argument), `avatar(_:)`, `setAvatar(_:deliver:)` and prefetchers
+        /// included. Default `.hybrid(.image)`: decoded images in the image memory partition over the disk
+        /// cache's bytes.
+        public var storageType: StorageType
         /// The decoders, chosen per image by its magic bytes; register your own here.
         public var codecs: ImageCodecRegistry
         /// Which decoded originals stay in memory beside the styled variants. Default:
@@ -28,19 +31,19 @@ extension ImageUtil {
         public var decodedOriginals: DecodedOriginalPolicy
 
         /// Creates a configuration: 100-megapixel limit, PNG for transparent variants and JPEG at quality 85
-        /// otherwise, PNG level 1, avatars in `.hybrid(.image)`, decoded originals kept only when shown.
+        /// otherwise, PNG level 1, everything in `.hybrid(.image)`, decoded originals kept only when shown.
         public init(
             decodingOptions: ImageDecodingOptions = ImageDecodingOptions(),
             variantFormat: VariantFormat = .automatic(jpegQuality: 85),
             pngCompressionLevel: Int = 1,
-            avatarStorageType: StorageType = .hybrid(.image),
+            storageType: StorageType = .hybrid(.image),
             codecs: ImageCodecRegistry = .standard,
             decodedOriginals: DecodedOriginalPolicy = .whenAskedUnprocessed
         ) {
             self.decodingOptions = decodingOptions
             self.variantFormat = variantFormat
             self.pngCompressionLevel = pngCompressionLevel
-            self.avatarStorageType = avatarStorageType
+            self.storageType = storageType
             self.codecs = codecs
             self.decodedOriginals = decodedOriginals
         }

@@ -12,8 +12,9 @@ extension ImageUtil {
     /// interest, the placeholder is made from the original's bytes by a small decode of the whole image
     /// (in one low-priority slot of the manager's process limiter).
     public func placeholder(
-        for request: AssetRequest, storageType: StorageType = .hybrid(.image)
+        for request: AssetRequest, storageType: StorageType? = nil
     ) async throws -> ImagePlaceholder? {
+        let storageType = storageType ?? configuration.storageType
         let key = manager.cacheKey(for: request).variant(Self.placeholderIdentifier)
         guard let entry = try await manager.cachedEntry(forKey: key, storageType: storageType),
             entry.data.count > 4

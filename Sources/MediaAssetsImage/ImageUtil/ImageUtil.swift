@@ -60,14 +60,15 @@ public final class ImageUtil: Sendable {
     /// The request's cache policy applies: `.reload` and `.revalidate` skip the cached variants and go to
     /// the network (a 304 keeps the original's bytes), `.cacheOnly` never downloads.
     ///
-    /// - Throws: `ImageUtilError` for undecodable bytes or a failing style, `ImageProcessingError` for a
-    ///   style that cannot be drawn, `AssetsError` for network and storage failures, `CancellationError`
-    ///   when the calling task is cancelled.
+    /// - Throws: `ImageUtilError` for undecodable bytes, `AssetProcessingError` for a style that cannot be
+    ///   drawn (checked before any fetch) or fails (its own error in `underlying`), `AssetsError` for
+    ///   network and storage failures, `CancellationError` when the calling task is cancelled.
     @inlinable
     public func image(
         for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original,
-        storageType: StorageType = .hybrid(.image)
+        storageType: StorageType? = nil
     ) async throws -> Image {
+        let storageType = storageType ?? configuration.storageType
         // Inlinable with `cachedImage`, so that the caller's module specializes a memory hit for its style.
         if let image = cachedImage(for: request, style: style, storageType: storageType) { return image }
         return try await imageResult(
@@ -79,7 +80,7 @@ public final class ImageUtil: Sendable {
     /// Returns the image at `url` in `style`; see `image(for:style:storageType:)`.
     @inlinable
     public func image(
-        for url: URL, style: some ImageProcessing = AvatarStyle.original, storageType: StorageType = .hybrid(.image)
+        for url: URL, style: some ImageProcessing = AvatarStyle.original, storageType: StorageType? = nil
     ) async throws -> Image {
         try await image(for: AssetRequest(url: url), style: style, storageType: storageType)
     }
@@ -87,9 +88,10 @@ public final class ImageUtil: Sendable {
     /// Returns the image at `request` in `style` with where it came from (memory, storage, network, stale).
     public func imageResult(
         for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original,
-        storageType: StorageType = .hybrid(.image)
+        storageType: StorageType? = nil
     ) async throws -> AssetResult<Image> {
-        try await imageResult(
+        let storageType = storageType ?? configuration.storageType
+        return try await imageResult(
             for: request, style: style, storageType: storageType, priority: nil, progress: nil,
             receivesBodyPieces: false)
     }
@@ -108,14 +110,12 @@ public final class ImageUtil: Sendable {
                 receivesBodyPieces: receivesBodyPieces)
         } else {
             let variant = formatted(style)
-            try (style as? AvatarStyle)?.validate()
-            do {
-                result = try await pipeline.value(
+            try validate(style, for: request, key: variant.variantKey(of: manager.cacheKey(for: request)))
+            result = try await naming(style) {
+                try await pipeline.value(
                     for: request, processor: variant, options: .init(for: style), storageType: storageType,
                     priority: priority, progress: progress, receivesBodyPieces: receivesBodyPieces
                 )
-            } catch AssetsError.processingFailed(_, _, let reason) {
-                throw ImageUtilError.renderingFailed(url: request.url, style: style.identifier, reason: reason)
             }
         }
         if result.source == .network, let original = Self.isOriginal(style) ? result.value : result.original {
@@ -126,10 +126,33 @@ public final class ImageUtil: Sendable {
         return result
     }
 
-    /// Whether `style` is `.original`: the decoded image itself, kept under the original's key.
-    @usableFromInline
+    /// Checks a style's parameters before anything is fetched (`ImageProcessing.validate()`), throwing what
+    /// its render would: `AssetProcessingError` with the style's `ImageProcessingError` (a size, radius or
+    /// border it cannot draw).
+    func validate(_ style: some ImageProcessing, for request: AssetRequest, key: @autoclosure () -> CacheKey) throws {
+        do {
+            try style.validate()
+        } catch {
+            throw AssetProcessingError(key: key(), url: request.url, processor: style.identifier, underlying: error)
+        }
+    }
+
+    /// Runs `body`, naming `style` in an `AssetProcessingError` it throws: the pipeline names the wrapper that
+    /// adds the variant's format (`circle(96)@png`), a caller knows the style it passed (`circle(96)`).
+    func naming<T>(_ style: some ImageProcessing, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as AssetProcessingError {
+            throw AssetProcessingError(
+                key: error.key, url: error.url, processor: style.identifier, underlying: error.underlying)
+        }
+    }
+
+    /// Whether `style` is `.original`: the decoded image itself, kept under the original's key. Decided by
+    /// type, not by name: a style of the user's named `original` is a variant like any other.
+    @inlinable
     static func isOriginal(_ style: some ImageProcessing) -> Bool {
-        style.identifier == "original"
+        (style as? AvatarStyle)?.isOriginal ?? false
     }
 
     /// The key `request`'s image in `style` is stored under: `<key>@<style.identifier>@<format>` in the
@@ -146,8 +169,9 @@ public final class ImageUtil: Sendable {
     /// a user registered there.
     @inlinable
     public func cachedImage(
-        for request: AssetRequest, style: some ImageProcessing, storageType: StorageType = .hybrid(.image)
+        for request: AssetRequest, style: some ImageProcessing, storageType: StorageType? = nil
     ) -> Image? {
+        let storageType = storageType ?? configuration.storageType
         if Self.isOriginal(style) {
             return pipeline.cachedValue(for: request, options: .fullSize, storageType: storageType)?.value
         }
@@ -161,7 +185,7 @@ public final class ImageUtil: Sendable {
         statistics.decodes = pipeline.decodes
         statistics.renders = pipeline.processes + avatarRenders.withLock { $0 }
         statistics.memoryHits = pipeline.memoryHits
-        statistics.diskHits = pipeline.storageHits
+        statistics.storageHits = pipeline.storageHits
         statistics.networkFetches = pipeline.networkFetches
         statistics.failures = pipeline.failures + avatarFailures.withLock { $0 }
         statistics.joins = pipeline.joins

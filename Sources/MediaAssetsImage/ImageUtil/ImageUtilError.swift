@@ -1,15 +1,14 @@
 import Foundation
 import MediaAssets
 
-/// Why `ImageUtil` could not produce an image. Network and storage failures arrive as `AssetsError`.
+/// Why `ImageUtil` could not produce an image from the bytes it has. Network and storage failures arrive as
+/// `AssetsError`, a style that cannot be drawn or fails as `AssetProcessingError` (with the style's own error).
 public enum ImageUtilError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The string given to `downloadImage(url:…)` is not a URL.
     case invalidURL(String)
     /// The original's bytes are not a decodable image (corrupt, truncated, too many pixels, unknown format).
     /// Nothing was kept in the cache for the original or its variant.
     case undecodable(url: URL, key: CacheKey, reason: ImageError)
-    /// The style threw while rendering (invalid parameters, or a freeform transform's error).
-    case renderingFailed(url: URL, style: String, reason: String)
 
     /// A sentence a person can act on.
     public var description: String {
@@ -18,8 +17,6 @@ public enum ImageUtilError: Error, Sendable, Hashable, CustomStringConvertible, 
             return "\"\(text)\" is not a valid URL"
         case let .undecodable(url, key, reason):
             return "The image at \(url.absoluteString) cannot be decoded (\(reason)); nothing was cached for \(key)"
-        case let .renderingFailed(url, style, reason):
-            return "Style \(style) failed on the image at \(url.absoluteString): \(reason)"
         }
     }
 

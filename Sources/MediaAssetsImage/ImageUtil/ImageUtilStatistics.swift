@@ -10,7 +10,7 @@ public struct ImageUtilStatistics: Sendable, Hashable, CustomStringConvertible {
     /// Asks answered by a decoded image kept in memory, with no decoding.
     public var memoryHits = 0
     /// A variant or an original found in storage (the disk for `.disk` and `.hybrid`) instead of the network.
-    public var diskHits = 0
+    public var storageHits = 0
     /// Originals requested through the manager's fetch (it coalesces them into downloads and revalidates).
     public var networkFetches = 0
     /// Asks that ended in an error (cancellation not counted).
@@ -25,7 +25,7 @@ public struct ImageUtilStatistics: Sendable, Hashable, CustomStringConvertible {
 
     /// The counters on one line, for logs.
     public var description: String {
-        "decodes \(decodes), renders \(renders), memory hits \(memoryHits), disk hits \(diskHits), "
+        "decodes \(decodes), renders \(renders), memory hits \(memoryHits), storage hits \(storageHits), "
             + "network fetches \(networkFetches), failures \(failures), joins \(joins), store failures \(storeFailures)"
     }
 }

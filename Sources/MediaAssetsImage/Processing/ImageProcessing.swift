@@ -32,11 +32,19 @@ public protocol ImageProcessing: AssetProcessing where Value == Image {
 
     /// Returns the processed image, or throws an `ImageProcessingError` (or the plugin's own error).
     func process(_ image: Image) throws -> Image
+
+    /// Throws the error `process(_:)` would throw for the processor's own parameters (a size, radius or
+    /// border it cannot draw), whatever the image. `ImageUtil` calls it before anything is fetched, so a bad
+    /// style costs no download. The default checks nothing.
+    func validate() throws
 }
 
 extension ImageProcessing {
     /// The full image: a processor that does not say what it needs gets everything.
     public var targetSize: PixelSize? { nil }
+
+    /// Nothing to check.
+    public func validate() throws {}
 
     /// All of the image.
     public var regionOfInterest: ImageRegion? { nil }

@@ -58,12 +58,17 @@ extension ImageProcessors {
             "border(w=\(ImageProcessors.format(width)),\(ImageProcessors.hex(color)),\(shape.identifier))"
         }
 
-        /// Returns the image with the border drawn; throws for a bad width or corner radius.
-        public func process(_ image: Image) throws -> Image {
+        /// Throws for a bad width or corner radius.
+        public func validate() throws {
             try ImageProcessors.validate(borderWidth: width, processor: identifier)
             if case .roundedRectangle(let radius) = shape {
                 try ImageProcessors.validate(cornerRadius: radius, processor: identifier)
             }
+        }
+
+        /// Returns the image with the border drawn; throws for a bad width or corner radius.
+        public func process(_ image: Image) throws -> Image {
+            try validate()
             guard width > 0, color.alpha > 0 else { return image }
             let outline = shape.outline(width: image.width, height: image.height)
             let stroke = ShapeRenderer.Stroke(width: width, color: color)

@@ -16,9 +16,14 @@ extension ImageProcessors {
         /// `crop(96x96)`.
         public var identifier: String { "crop(\(size))" }
 
+        /// Throws `ImageProcessingError` for a size outside `1...16384`.
+        public func validate() throws {
+            try ImageProcessors.validate(size, processor: identifier)
+        }
+
         /// Returns the centre of `image`; throws `ImageProcessingError` for a size outside `1...16384`.
         public func process(_ image: Image) throws -> Image {
-            try ImageProcessors.validate(size, processor: identifier)
+            try validate()
             return image.centerCropped(width: size.width, height: size.height)
         }
     }

@@ -19,9 +19,14 @@ extension ImageProcessors {
             return "circle(" + stroke.identifierSuffix.dropFirst() + ")"
         }
 
+        /// Throws for a bad stroke width.
+        public func validate() throws {
+            try stroke?.validate(processor: identifier)
+        }
+
         /// Returns a square image showing a disc; throws only for a bad stroke width.
         public func process(_ image: Image) throws -> Image {
-            try stroke?.validate(processor: identifier)
+            try validate()
             let side = min(image.width, image.height)
             let square = image.centerCropped(width: side, height: side)
             let outline = ShapeOutline.circle(width: Double(side), height: Double(side))

@@ -27,6 +27,11 @@ extension ImageProcessors {
         /// What the first processor needs of the original.
         public var regionOfInterest: ImageRegion? { processors.first?.regionOfInterest }
 
+        /// Checks every part, in order.
+        public func validate() throws {
+            for processor in processors { try processor.validate() }
+        }
+
         /// Applies each processor to the previous one's output; stops at the first error.
         public func process(_ image: Image) throws -> Image {
             var result = image

@@ -56,9 +56,14 @@ extension ImageProcessors {
             return text + ")"
         }
 
+        /// Throws `ImageProcessingError` for a size outside `1...16384`.
+        public func validate() throws {
+            try ImageProcessors.validate(size, processor: identifier)
+        }
+
         /// Returns the resized image; throws `ImageProcessingError` for a size outside `1...16384`.
         public func process(_ image: Image) throws -> Image {
-            try ImageProcessors.validate(size, processor: identifier)
+            try validate()
             let scaleX = Double(size.width) / Double(image.width)
             let scaleY = Double(size.height) / Double(image.height)
             let fills = contentMode == .aspectFill

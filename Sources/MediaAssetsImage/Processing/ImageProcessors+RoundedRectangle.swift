@@ -23,11 +23,16 @@ extension ImageProcessors {
             return "rounded(r=\(ImageProcessors.format(cornerRadius))\(suffix))"
         }
 
+        /// Throws for a negative or non-finite radius or stroke width.
+        public func validate() throws {
+            try ImageProcessors.validate(cornerRadius: cornerRadius, processor: identifier)
+            try stroke?.validate(processor: identifier)
+        }
+
         /// Returns the image with transparent corners; throws for a negative or non-finite radius or
         /// stroke width.
         public func process(_ image: Image) throws -> Image {
-            try ImageProcessors.validate(cornerRadius: cornerRadius, processor: identifier)
-            try stroke?.validate(processor: identifier)
+            try validate()
             let outline = ShapeOutline(
                 width: Double(image.width), height: Double(image.height), cornerRadius: cornerRadius
             )

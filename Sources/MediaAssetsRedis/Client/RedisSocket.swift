@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssets
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,7 @@ final class RedisSocket: Sendable {
 
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
-    deinit { Glibc.close(descriptor) }
+    deinit { POSIX.close(descriptor) }
 
     /// Connects to `endpoint`, giving up when `deadline` passes.
     static func connect(to endpoint: RedisEndpoint, deadline: ContinuousClock.Instant) throws(Failure) -> RedisSocket {
@@ -78,7 +79,7 @@ final class RedisSocket: Sendable {
         let socket = RedisSocket(descriptor: descriptor)
         let flags = fcntl(descriptor, F_GETFL)
         _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
-        let result = Glibc.connect(
+        let result = POSIX.connect(
             descriptor, address.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(length))
         if result != 0 {
             guard errno == EINPROGRESS else { throw .connect(errorText()) }
@@ -106,7 +107,7 @@ final class RedisSocket: Sendable {
         let outcome = bytes.withUnsafeBytes { raw -> Result<Int, Failure> in
             var sent = offset
             while sent < raw.count {
-                let count = Glibc.send(
+                let count = POSIX.send(
                     descriptor, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                 if count > 0 {
                     sent += count
@@ -165,7 +166,7 @@ final class RedisSocket: Sendable {
 
     /// Ends both directions: a thread blocked in `receive` returns, later sends fail.
     func shutdown() {
-        _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+        _ = POSIX.shutdown(descriptor, Int32(SHUT_RDWR))
     }
 
     /// Waits for `events`; false when the deadline passed first.

@@ -65,7 +65,7 @@ extension SQLiteStore {
         let reservePath = path + "-reserve"
         let descriptor = open(reservePath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return }
-        defer { Glibc.close(descriptor) }
+        defer { POSIX.close(descriptor) }
         for size in budget.reserveSizes {
             // posix_fallocate allocates real blocks (a sparse file would free nothing when deleted).
             if posix_fallocate(descriptor, 0, off_t(size)) == 0 {

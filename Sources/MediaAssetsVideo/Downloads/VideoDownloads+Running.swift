@@ -71,7 +71,6 @@ extension VideoDownloads {
         if let error = error as? AssetsError { return .fetchFailed(url: url, underlying: error) }
         if let error = error as? HLSError {
             switch error {
-            case .fetchFailed(let url, let underlying): return .fetchFailed(url: url, underlying: underlying)
             case .writeFailed(let path, let reason): return .storageFailed(path: path, reason: reason)
             case .unexpectedPlaylistKind(let url, let expected):
                 return .notDownloadable(url: url, reason: "it is not a \(expected) playlist")

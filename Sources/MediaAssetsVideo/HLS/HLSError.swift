@@ -1,14 +1,13 @@
 import Foundation
 import MediaAssets
 
-/// Errors of HLS playlists, segments and downloads.
+/// Errors of HLS playlists, segments and downloads. A fetch that fails is the manager's `AssetsError`, as from
+/// every util.
 public enum HLSError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The playlist at `url` is not valid RFC 8216 at `line` (1-based) for `reason`.
     case malformedPlaylist(url: URL, line: Int, reason: String)
     /// A master playlist was found where a media playlist is needed (or the reverse).
     case unexpectedPlaylistKind(url: URL, expected: String)
-    /// Fetching the playlist, segment, key or init section at `url` failed.
-    case fetchFailed(url: URL, underlying: AssetsError)
     /// A segment's `EXT-X-BYTERANGE` was answered with `receivedBytes` bytes.
     case byteRangeMismatch(url: URL, expected: Range<Int>, receivedBytes: Int)
     /// Writing a downloaded file failed (disk full, no permission).
@@ -20,8 +19,6 @@ public enum HLSError: Error, Sendable, Equatable, CustomStringConvertible, Local
             return "The playlist \(url.absoluteString) is malformed at line \(line): \(reason)."
         case .unexpectedPlaylistKind(let url, let expected):
             return "\(url.absoluteString) is not a \(expected) playlist."
-        case .fetchFailed(let url, let underlying):
-            return "Fetching \(url.absoluteString) failed: \(underlying.description)"
         case .byteRangeMismatch(let url, let expected, let receivedBytes):
             return "The server sent \(receivedBytes) bytes for bytes \(expected.lowerBound)-\(expected.upperBound - 1)"
                 + " of \(url.absoluteString); nothing was cached."

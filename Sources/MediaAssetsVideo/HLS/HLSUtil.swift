@@ -59,7 +59,7 @@ public final class HLSUtil: Sendable {
 
     /// The playlist `request` names: from the cache when it is a master or a VOD playlist cached before.
     ///
-    /// - Throws: `HLSError.fetchFailed` or `.malformedPlaylist`; `CancellationError`.
+    /// - Throws: `HLSError.malformedPlaylist`, `AssetsError` for a failed fetch; `CancellationError`.
     public func playlist(for request: AssetRequest) async throws -> HLSPlaylist {
         try HLSPlaylist.parse(try await playlistData(for: request), url: request.url)
     }
@@ -106,7 +106,7 @@ public final class HLSUtil: Sendable {
     /// - Parameters:
     ///   - resource: what to read.
     ///   - headers: extra request headers (authorization); not part of the key.
-    /// - Throws: `HLSError.fetchFailed` or `.byteRangeMismatch`; `CancellationError`.
+    /// - Throws: `HLSError.byteRangeMismatch`, `AssetsError` for a failed fetch; `CancellationError`.
     public func data(for resource: HLSResource, headers: [String: String] = [:]) async throws -> Data {
         let key = cacheKey(for: resource)
         if let file = downloads?.downloadedResource(forKey: key), let data = try? await Self.readOffPool(file) {
@@ -165,12 +165,7 @@ public final class HLSUtil: Sendable {
             urlRequest.setValue("bytes=\(range.lowerBound)-\(range.upperBound - 1)", forHTTPHeaderField: "Range")
         }
         counters.withLock { $0.originRequests += 1 }
-        let response: DataResponse
-        do {
-            response = try await manager.load(urlRequest)
-        } catch let error as AssetsError {
-            throw HLSError.fetchFailed(url: request.url, underlying: error)
-        }
+        let response = try await manager.load(urlRequest)
         counters.withLock { $0.bytesFetched += response.data.count }
         switch (response.statusCode, range) {
         case (200, nil):
@@ -188,8 +183,7 @@ public final class HLSUtil: Sendable {
             let start = response.data.startIndex
             return Data(response.data[(start + range.lowerBound)..<(start + range.upperBound)])
         default:
-            let status = AssetsError.httpStatus(code: response.statusCode, url: request.url)
-            throw HLSError.fetchFailed(url: request.url, underlying: status)
+            throw AssetsError.httpStatus(code: response.statusCode, url: request.url)
         }
     }
 

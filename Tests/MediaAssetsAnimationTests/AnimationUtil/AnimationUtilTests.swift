@@ -35,7 +35,7 @@ struct AnimationUtilTests {
         let url = environment.serve("/shapes.json", LottieFixtures.shapes, gated: true)
 
         // When ten tasks ask for it at once
-        let animations = try await withThrowingTaskGroup(of: LottieAnimation.self) { group in
+        let animations = try await withThrowingTaskGroup(of: LottieDocument.self) { group in
             for _ in 0..<10 { group.addTask { try await environment.util.animation(for: url) } }
             try await environment.origin.waitForInFlight(path: "/shapes.json", count: 1)
             try await waitUntil("the other nine asks joined the load") { environment.util.pendingJoinCount == 9 }
@@ -94,11 +94,15 @@ struct AnimationUtilTests {
         defer { environment.tearDown() }
         let url = environment.serve("/bad.json", json)
 
-        // When it is asked for, a typed error comes back
-        await #expect(throws: LottieError.self) { try await environment.util.animation(for: url) }
+        // When it is asked for, a typed error comes back, naming the URL and keeping the parser's error
+        let key = environment.manager.cacheKey(for: AssetRequest(url: url))
+        let error = await #expect(throws: AnimationUtilError.self) { try await environment.util.animation(for: url) }
+        guard case .undecodable(url, key, _)? = error else {
+            Issue.record("unexpected error \(String(describing: error))")
+            return
+        }
 
         // Then nothing reached memory or disk, and the file counts as rejected
-        let key = environment.manager.cacheKey(for: AssetRequest(url: url))
         #expect(try await environment.manager.readData(forKey: key, storageType: .disk) == nil)
         #expect(try await environment.manager.readData(forKey: key, storageType: .lru(.lottie)) == nil)
         #expect(environment.util.statistics.rejectedFiles == 1)
@@ -111,7 +115,7 @@ struct AnimationUtilTests {
         let key = environment.manager.cacheKey(for: AssetRequest(url: url))
         try await environment.manager.writeData(Data("{broken".utf8), forKey: key, storageType: .disk)
 
-        await #expect(throws: LottieError.self) { try await environment.util.animation(for: url) }
+        await #expect(throws: AnimationUtilError.self) { try await environment.util.animation(for: url) }
         #expect(try await environment.manager.readData(forKey: key, storageType: .disk) == nil)
     }
 

@@ -51,8 +51,8 @@ enum LottieFixtures {
         #"{"fr":30,"ip":0,"op":60,"w":100,"h":100,"layers":\#(layers),"assets":\#(assets)\#(extra)}"#
     }
 
-    static func parse(_ json: String, options: LottieParsingOptions = .init()) throws -> LottieAnimation {
-        try LottieAnimation.parse(Data(json.utf8), options: options)
+    static func parse(_ json: String, options: LottieParsingOptions = .init()) throws -> LottieDocument {
+        try LottieDocument.parse(Data(json.utf8), options: options)
     }
 
     /// The error parsing `json` throws, or nil if it parses (or throws something else).
@@ -62,7 +62,7 @@ enum LottieFixtures {
 
     static func error(_ data: Data, options: LottieParsingOptions = .init()) -> LottieError? {
         do {
-            _ = try LottieAnimation.parse(data, options: options)
+            _ = try LottieDocument.parse(data, options: options)
             return nil
         } catch {
             return error as? LottieError

@@ -39,7 +39,7 @@ struct ImagePrefetcherTests {
                 // Then one download served both
                 let image = try await row.value
                 #expect(image.width == 96)
-                try await waitUntil("prefetched") { prefetcher.counts.completed == 1 }
+                try await waitUntil("prefetched") { prefetcher.statistics.completed == 1 }
                 #expect(origin.requestCount(for: path) == 1, "\(prefetchStorage) then \(displayStorage)")
             }
         }
@@ -59,7 +59,7 @@ struct ImagePrefetcherTests {
             #expect(result.source == .memory)
         }
 
-        #expect(prefetcher.counts.completed == 3)
+        #expect(prefetcher.statistics.completed == 3)
         #expect(harness.util.statistics.decodes == decodes)
         #expect(decodes == 3)
         for index in 0..<3 { #expect(harness.origin.requestCount(for: "/hit/\(index).jpg") == 1) }
@@ -96,7 +96,7 @@ struct ImagePrefetcherTests {
         try await harness.origin.waitForInFlight(path: paths[1], count: 1)
         for path in paths[2...] { #expect(harness.origin.requestCount(for: path) == 0) }
         for path in paths { harness.origin.setBehavior(path, .normal) }
-        try await waitUntil("all prefetched") { prefetcher.counts.completed == 5 }
+        try await waitUntil("all prefetched") { prefetcher.statistics.completed == 5 }
 
         #expect(harness.origin.peakInFlight == 2)
     }
@@ -120,8 +120,8 @@ struct ImagePrefetcherTests {
 
         try await harness.origin.waitUntilClientClosed(path: "/mine.jpg")
         harness.origin.release("/theirs.jpg")
-        try await waitUntil("the other prefetcher finished") { second.counts.completed == 1 }
-        #expect(first.counts.completed == 0)
+        try await waitUntil("the other prefetcher finished") { second.statistics.completed == 1 }
+        #expect(first.statistics.completed == 0)
         #expect(first.pendingCount == 0)
     }
 }

@@ -152,7 +152,7 @@ struct ImageTaskTests {
         await #expect(throws: CancellationError.self) { try await task.image }
         #expect(pipeline.flightPriority(for: request, processor: variant, storageType: .hybrid(.image)) == .low)
         harness.origin.release("/raise.jpg")
-        try await waitUntil("prefetched") { prefetcher.counts.completed == 1 }
+        try await waitUntil("prefetched") { prefetcher.statistics.completed == 1 }
         #expect(harness.origin.requestCount(for: "/raise.jpg") == 1)
     }
 }

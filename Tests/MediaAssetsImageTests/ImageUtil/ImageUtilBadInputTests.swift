@@ -95,7 +95,7 @@ struct ImageUtilBadInputTests {
         #expect(!(try await harness.isStored(harness.manager.cacheKey(for: AssetRequest(url: url)))))
     }
 
-    @Test("a failing style throws renderingFailed and keeps the good original")
+    @Test("a failing style throws its own error inside AssetProcessingError and keeps the good original")
     func failingStyle() async throws {
         // Given a freeform style that always throws
         struct Refused: Error {}
@@ -108,9 +108,35 @@ struct ImageUtilBadInputTests {
         await #expect {
             try await harness.util.image(for: url, style: style)
         } throws: { error in
-            guard case .renderingFailed(_, "freeform(refuse)", _) = error as? ImageUtilError else { return false }
-            return true
+            guard let failure = error as? AssetProcessingError else { return false }
+            return failure.processor == "freeform(refuse)" && failure.underlying is Refused && failure.url == url
         }
         #expect(try await harness.isStored(harness.manager.cacheKey(for: AssetRequest(url: url))))
+    }
+    @Test("a style that cannot be drawn throws the same error type, before any request")
+    func invalidStyleBeforeFetch() async throws {
+        // Given a circle of diameter 0
+        let harness = try ImageUtilHarness()
+        defer { harness.tearDown() }
+        let url = harness.serve("/photo.jpg", try ImageUtilFixtures.gradientJPEG())
+
+        // When / Then: the style's ImageProcessingError, wrapped with the asset, and nothing fetched; the same
+        // for a bare processor of the user's
+        let resize = ImageProcessors.Resize.exactFill(.square(0))
+        for ask in 0..<3 {
+            await #expect {
+                switch ask {
+                case 0: _ = try await harness.util.image(for: url, style: .circle(diameter: 0))
+                case 1: _ = try await harness.util.encodedImage(for: url, style: .circle(diameter: 0))
+                default: _ = try await harness.util.image(for: url, style: resize)
+                }
+            } throws: { error in
+                guard let failure = error as? AssetProcessingError, failure.url == url else { return false }
+                let expected = ImageProcessingError.invalidSize(
+                    .square(0), processor: ask == 2 ? resize.identifier : "circle(0)")
+                return failure.underlying as? ImageProcessingError == expected
+            }
+        }
+        #expect(harness.origin.requestCount(for: "/photo.jpg") == 0)
     }
 }

@@ -45,7 +45,7 @@ struct ImageUtilLookupTests {
         // Then the PNG variant decodes to the same pixels
         let statistics = harness.util.statistics
         #expect(second == first)
-        #expect(statistics.diskHits == 1)
+        #expect(statistics.storageHits == 1)
         #expect(statistics.decodes == 2)
         #expect(statistics.renders == 1)
         #expect(statistics.networkFetches == 1)
@@ -72,7 +72,7 @@ struct ImageUtilLookupTests {
         // Then it decodes the stored variant
         let statistics = reopened.util.statistics
         #expect(second == first)
-        #expect(statistics.diskHits == 1)
+        #expect(statistics.storageHits == 1)
         #expect(statistics.decodes == 1)
         #expect(statistics.renders == 0)
         #expect(statistics.networkFetches == 0)
@@ -97,7 +97,7 @@ struct ImageUtilLookupTests {
         let statistics = harness.util.statistics
         let kept = policy == .always
         #expect(rectangle.width == 96 && rectangle.height == 96)
-        #expect(statistics.diskHits == (kept ? 0 : 1))
+        #expect(statistics.storageHits == (kept ? 0 : 1))
         #expect(statistics.decodes == (kept ? 1 : 2))
         #expect(statistics.renders == 2)
         #expect(statistics.networkFetches == 1)
@@ -119,7 +119,7 @@ struct ImageUtilLookupTests {
         // Then the stored original is decoded and styled
         let statistics = harness.util.statistics
         #expect(rectangle.width == 96 && rectangle.height == 96)
-        #expect(statistics.diskHits == 1)
+        #expect(statistics.storageHits == 1)
         #expect(statistics.decodes == 2)
         #expect(statistics.renders == 2)
         #expect(statistics.networkFetches == 1)
@@ -236,7 +236,7 @@ struct ImageUtilLookupTests {
         // Then
         #expect(second == first)
         #expect(harness.util.statistics.memoryHits == 0)
-        #expect(harness.util.statistics.diskHits == 1)
+        #expect(harness.util.statistics.storageHits == 1)
         #expect(harness.util.statistics.renders == 1)
     }
 }

@@ -63,7 +63,7 @@ struct PipelineDefectTests {
 
         // Then the stored variant was found in the registered backend: decoded, not rendered again
         #expect(util.statistics.renders == 1)
-        #expect(util.statistics.diskHits == 1)
+        #expect(util.statistics.storageHits == 1)
         #expect(harness.origin.requestCount(for: "/avatar.jpg") == 1)
         #expect(await disk.statistics().count >= 2)
     }

@@ -16,7 +16,7 @@ struct PrefetchTests {
 
         // When each is queued by a start call of its own
         for url in urls { prefetcher.start([AssetRequest(url: url)]) }
-        try await waitUntil("every prefetch done") { prefetcher.counts.completed == 64 }
+        try await waitUntil("every prefetch done") { prefetcher.statistics.completed == 64 }
 
         // Then the origin saw them one by one in that order (tasks started per request would race for the slot)
         let starts = paths.map { environment.origin.requests(for: $0).first!.startTime }
@@ -40,7 +40,7 @@ struct PrefetchTests {
         await prefetcher.prefetch(paths.map { AssetRequest(url: origin.url(for: $0)) })
 
         // Then every one is cached, and the origin never saw more than 3 at once
-        #expect(prefetcher.counts.completed == 24)
+        #expect(prefetcher.statistics.completed == 24)
         #expect(origin.peakInFlight <= 3)
         #expect(origin.peakInFlight >= 1)
         for path in paths {

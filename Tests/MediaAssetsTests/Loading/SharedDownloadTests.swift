@@ -32,7 +32,7 @@ struct SharedDownloadTests {
 
                 // Then one download served both, and each storage that asked holds the bytes
                 #expect(try await display.value == bytes)
-                try await waitUntil("the prefetch finished") { prefetcher.counts.completed == 1 }
+                try await waitUntil("the prefetch finished") { prefetcher.statistics.completed == 1 }
                 await manager.waitForPendingWrites()
                 #expect(origin.requestCount(for: path) == 1, "\(prefetchStorage) then \(displayStorage)")
                 let key = environment.key(path)
@@ -63,7 +63,7 @@ struct SharedDownloadTests {
 
         // When the origin answers, the rest follow two at a time
         for path in paths { origin.setBehavior(path, .normal) }
-        try await waitUntil("all prefetched") { prefetcher.counts.completed == 6 }
+        try await waitUntil("all prefetched") { prefetcher.statistics.completed == 6 }
         #expect(origin.peakInFlight == 2)
         #expect(prefetcher.pendingCount == 0)
     }
@@ -92,7 +92,7 @@ struct SharedDownloadTests {
         prefetcher.cancel()
         try await origin.waitUntilClientClosed(path: paths[2])
         #expect(origin.requestCount(for: paths[1]) == 0)
-        #expect(prefetcher.counts.completed == 0)
-        #expect(prefetcher.counts.failed == 0)
+        #expect(prefetcher.statistics.completed == 0)
+        #expect(prefetcher.statistics.failed == 0)
     }
 }

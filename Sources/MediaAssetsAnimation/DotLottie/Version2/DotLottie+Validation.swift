@@ -9,7 +9,7 @@ extension DotLottie {
         for theme in themes {
             for (index, rule) in theme.rules.enumerated() {
                 let path = "$.rules[\(index)]"
-                var targets: [LottieAnimation] = []
+                var targets: [LottieDocument] = []
                 for (animationIndex, id) in (rule.animationIDs ?? animations.map(\.id)).enumerated() {
                     guard let animation = animationsByID[id] else {
                         throw DotLottieError.invalidTheme(

@@ -2,10 +2,13 @@ import Foundation
 
 /// A parsed Lottie animation: the facts a player and an app need, plus the raw bytes for a renderer.
 ///
-/// Create one with `LottieAnimation.parse(_:options:)`, which also validates it. The model keeps
+/// A document rather than something a player draws (it was `LottieAnimation`, the name of lottie-ios's
+/// playable type, which apps that use both could not tell apart): hand `data` to a renderer to play it.
+///
+/// Create one with `LottieDocument.parse(_:options:)`, which also validates it. The model keeps
 /// the animation's timing, size, layer list, assets and markers; drawing content (shapes,
 /// keyframes) is skipped and stays in `data`.
-public struct LottieAnimation: Sendable, Hashable {
+public struct LottieDocument: Sendable, Hashable {
     /// The declared format version (`v` string or `ver` integer; `v` wins when both are present).
     public let version: LottieVersion?
     /// Frames per second (`fr`), always greater than zero.

@@ -1,6 +1,6 @@
 import Foundation
 
-extension LottieAnimation {
+extension LottieDocument {
     /// Returns the animation with the image assets `image` answers for embedded as base64 data URLs
     /// (`p` replaced, `u` emptied, `e` set to 1); precompositions and unanswered assets are left as they are.
     ///
@@ -9,7 +9,7 @@ extension LottieAnimation {
     /// - Complexity: O(n) in the JSON length plus the size of the embedded images.
     func embeddingImages(
         options: LottieParsingOptions, _ image: (ImageAssetLocation) throws -> (mediaType: String, data: Data)?
-    ) throws -> LottieAnimation {
+    ) throws -> LottieDocument {
         let bytes = [UInt8](data)
         let locations = try ImageAssetScanner.locate(in: bytes, maximumDepth: options.maximumNestingDepth)
         var edits: [(range: Range<Int>, replacement: String)] = []
@@ -34,6 +34,6 @@ extension LottieAnimation {
             copied = edit.range.upperBound
         }
         edited.append(contentsOf: bytes[copied...])
-        return try LottieAnimation.parse(Data(edited), options: options)
+        return try LottieDocument.parse(Data(edited), options: options)
     }
 }

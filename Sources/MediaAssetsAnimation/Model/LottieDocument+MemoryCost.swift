@@ -1,4 +1,4 @@
-extension LottieAnimation {
+extension LottieDocument {
     /// An estimate of the bytes this value holds in memory: the raw JSON plus the model built from it.
     ///
     /// Counts `data.count`, the inline size of every layer, asset and marker, and the UTF-8 length
@@ -7,7 +7,7 @@ extension LottieAnimation {
     ///
     /// - Complexity: O(n) in the number of layers, assets and markers.
     public var estimatedMemoryCost: Int {
-        var cost = MemoryLayout<LottieAnimation>.stride + data.count
+        var cost = MemoryLayout<LottieDocument>.stride + data.count
         cost += Self.cost(of: layers)
         cost += markers.count * MemoryLayout<LottieMarker>.stride
         cost += markers.reduce(0) { $0 + Self.cost(of: $1.comment) }

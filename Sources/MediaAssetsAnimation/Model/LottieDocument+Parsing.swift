@@ -1,6 +1,6 @@
 import Foundation
 
-extension LottieAnimation {
+extension LottieDocument {
     /// Parses and validates a Lottie JSON animation.
     ///
     /// One pass over the bytes builds only the model; shape data and keyframes are validated as
@@ -13,7 +13,7 @@ extension LottieAnimation {
     ///   `nestingTooDeep`, `inputTooLarge` or `tooManyElements` for exceeded limits, and
     ///   `invalid(path:reason:)` naming the JSON path of a missing, mistyped or inconsistent value.
     /// - Complexity: O(n) in the input length.
-    public static func parse(_ data: Data, options: LottieParsingOptions = .init()) throws -> LottieAnimation {
+    public static func parse(_ data: Data, options: LottieParsingOptions = .init()) throws -> LottieDocument {
         let parsed = try JSONByteReader.reading(data, options: options) { reader -> ParsedLottie in
             var parser = LottieModelParser(reader: reader, options: options)
             return try parser.parseDocument()
@@ -21,7 +21,7 @@ extension LottieAnimation {
         return try LottieValidator.makeAnimation(from: parsed, data: data)
     }
 
-    /// Parses and validates a Lottie JSON animation; the same as `LottieAnimation.parse(_:options:)`.
+    /// Parses and validates a Lottie JSON animation; the same as `LottieDocument.parse(_:options:)`.
     public init(data: Data, options: LottieParsingOptions = .init()) throws {
         self = try Self.parse(data, options: options)
     }
