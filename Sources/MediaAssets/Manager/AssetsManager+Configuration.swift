@@ -132,8 +132,10 @@ extension AssetsManager {
         /// The stage limiters (`StageLimits`) bound how many of those run at once, in priority order, and so
         /// bound the memory they hold; the executor bounds the threads they run on.
         public enum Executor: Sendable {
-            /// A `ThreadPoolExecutor` of this many threads (at least 1) that the manager owns.
-            case threads(Int)
+            /// A `ThreadPoolExecutor` of this many threads (at least 1) that the manager owns, running
+            /// `niceness` below the process's scheduling priority (default 10: a thread that waits briefly, such
+            /// as a request handler or the cooperative pool, runs ahead of a decode as soon as it wakes).
+            case threads(Int, niceness: Int32 = 10)
             /// Any executor of yours (a pool shared by several managers, an event loop group's), kept alive
             /// by the manager.
             case custom(any TaskExecutor)

@@ -62,7 +62,8 @@ public final class AssetsManager: Sendable {
         self.processLimiter = WorkLimiter(limit: configuration.stageLimits.processes)
         self.variantLimiter = WorkLimiter(limit: configuration.stageLimits.variants)
         switch configuration.executor {
-        case .threads(let count): self.executor = ThreadPoolExecutor(threadCount: count)
+        case .threads(let count, let niceness):
+            self.executor = ThreadPoolExecutor(threadCount: count, niceness: niceness)
         case .custom(let executor): self.executor = executor
         }
         self.pendingWrites = PendingWrites(byteLimit: configuration.stagedWriteLimit)

@@ -2,6 +2,10 @@ import Dispatch
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A `TaskExecutor` backed by a fixed number of threads of its own: where an `AssetsManager` runs CPU work
 /// (decoding, resampling, styling, encoding), so that work never occupies Swift's cooperative pool.
 ///
@@ -15,6 +19,11 @@ import Synchronization
 /// the order they came: the manager's stage limiters in front of the executor admit work by priority (their
 /// slots bound memory), and the executor only bounds the threads. Any `TaskExecutor` can stand in for this one
 /// (`AssetsManager.Configuration.executor`).
+///
+/// A `niceness` above 0 lowers the threads' scheduling priority (Linux's per-thread nice value, relative to the
+/// process's): on a busy machine the kernel then lets a thread that waits for a short while — a request handler,
+/// the cooperative pool, a UI — run as soon as it wakes, ahead of a decode that can finish a little later. The
+/// manager's pool runs at 10; 0 keeps the process's priority.
 ///
 /// ```swift
 /// let pool = ThreadPoolExecutor(threadCount: 2)
@@ -47,6 +56,8 @@ public final class ThreadPoolExecutor: TaskExecutor {
 
     /// The most threads this executor runs jobs on.
     public let threadCount: Int
+    /// How much lower than the process's the threads' scheduling priority is (Linux nice, 0 to 19).
+    public let niceness: Int32
     /// The name each thread carries (`<name> #<n>`), as debuggers and `top -H` show it (Linux keeps 15 bytes).
     public let name: String
 
@@ -58,10 +69,12 @@ public final class ThreadPoolExecutor: TaskExecutor {
 
     private let shared = Shared()
 
-    /// Creates an executor of at most `threadCount` threads (at least 1), named `name` in the system's tools.
-    public init(threadCount: Int, name: String = "MediaAssets") {
+    /// Creates an executor of at most `threadCount` threads (at least 1), named `name` in the system's tools,
+    /// running `niceness` (0 to 19) below the process's scheduling priority.
+    public init(threadCount: Int, name: String = "MediaAssets", niceness: Int32 = 0) {
         self.threadCount = max(1, threadCount)
         self.name = name
+        self.niceness = min(19, max(0, niceness))
     }
 
     deinit {
@@ -110,9 +123,15 @@ public final class ThreadPoolExecutor: TaskExecutor {
         let shared = shared
         let executor = asUnownedTaskExecutor()
         let name = "\(name) #\(number)"
+        let niceness = niceness
         let thread = Thread {
             Thread.current.threadDictionary[Self.threadKey] = shared
             #if os(Linux)
+            // Per thread on Linux (`who` 0 is the calling thread); raising the value needs no privilege.
+            if niceness > 0 {
+                let which = __priority_which_t(PRIO_PROCESS.rawValue)
+                _ = setpriority(which, 0, min(19, getpriority(which, 0) + niceness))
+            }
             // What `top -H` and debuggers show; the kernel keeps 15 bytes of it.
             try? String(decoding: name.utf8.prefix(15), as: UTF8.self)
                 .write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)

@@ -73,6 +73,24 @@ final class ThreadNames: Sendable {
 
 @Suite("CPU work runs on the manager's executor, not the cooperative pool")
 struct ExecutorTests {
+    @Test("the manager's pool runs its jobs 10 below the process's scheduling priority; a pool of 0 does not")
+    func poolThreadsRunAtALowerPriority() async throws {
+        // Given a manager with its default executor, and a pool at the process's priority
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        let processNice = getpriority(which, 0)
+        let manager = try AssetsManager(configuration: .init(usesDiskCache: false, executor: .threads(1)))
+        let plain = ThreadPoolExecutor(threadCount: 1, name: "plain-pool")
+
+        // When a job asks its thread's nice value on each
+        let managed = try await manager.runOnExecutor { getpriority(which, 0) }
+        let unchanged = await withTaskExecutorPreference(plain) { getpriority(which, 0) }
+
+        // Then
+        #expect(managed == min(19, processNice + 10))
+        #expect(unchanged == processNice)
+        await manager.shutdown()
+    }
+
     @Test("a ThreadPoolExecutor runs jobs on its own threads, at most threadCount at once")
     func poolBoundsItsThreads() async throws {
         // Given an executor of two threads
