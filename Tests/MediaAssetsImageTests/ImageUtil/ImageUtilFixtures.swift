@@ -53,6 +53,8 @@ struct ImageUtilHarness {
 
     /// Closes this manager's disk cache and opens a new manager and util on the same directory.
     func reopened() async throws -> (manager: AssetsManager, util: ImageUtil) {
+        // The variants staged in the background reach the disk first, as they would before a process ends.
+        await manager.waitForPendingWrites()
         await (try manager.backend(for: .disk) as? DiskCache)?.close()
         let manager = try AssetsManager.forTesting(directory: directory)
         return (manager, ImageUtil(manager: manager, configuration: util.configuration))

@@ -1,5 +1,11 @@
 import CDynamicCodecs
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The canvas GIF frames are composited on, as browsers do it.
 ///
 /// The canvas starts fully transparent. Before a frame is drawn, the previous frame's disposal is applied:
@@ -97,7 +103,10 @@ struct GIFCanvas {
             }
         case .background:
             forEachRow(of: rectangle) { rowRange, _ in
-                pixels.replaceSubrange(rowRange, with: repeatElement(0, count: rowRange.count))
+                // memset rather than `repeatElement`, which an unoptimised build fills byte by byte.
+                pixels.withUnsafeMutableBytes { bytes in
+                    _ = memset(bytes.baseAddress! + rowRange.lowerBound, 0, rowRange.count)
+                }
             }
         }
     }
