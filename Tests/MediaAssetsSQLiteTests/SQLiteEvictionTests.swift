@@ -10,11 +10,7 @@ struct SQLiteEvictionTests {
         // Given a full 1,000-byte cache of ten 100-byte entries, of which k0 was read after the rest
         let file = try SQLiteTestFile()
         defer { file.remove() }
-        let backend = try file.open(sizeLimit: 1_000)
-        for index in 0..<10 {
-            file.clock.advance(by: 1)
-            try await backend.store(CacheEntry(data: payload(index, count: 100)), forKey: CacheKey("k\(index)"))
-        }
+        let backend = try await file.open(sizeLimit: 1_000, storing: 10)
         file.clock.advance(by: 1)
         #expect(try await backend.entry(forKey: "k0") != nil)
         #expect(await backend.statistics().evictions == 0)
@@ -114,11 +110,7 @@ struct SQLiteEvictionTests {
         // Given 20 entries of 100 bytes written under a large limit
         let file = try SQLiteTestFile()
         defer { file.remove() }
-        let first = try file.open(sizeLimit: 10_000)
-        for index in 0..<20 {
-            file.clock.advance(by: 1)
-            try await first.store(CacheEntry(data: payload(index, count: 100)), forKey: CacheKey("k\(index)"))
-        }
+        let first = try await file.open(sizeLimit: 10_000, storing: 20)
         await first.close()
 
         // When the file is reopened with a 1,000-byte limit

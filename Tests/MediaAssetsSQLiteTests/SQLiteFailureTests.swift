@@ -45,11 +45,7 @@ struct SQLiteFailureTests {
         // Given a full cache
         let file = try SQLiteTestFile()
         defer { file.remove() }
-        let backend = try file.open(sizeLimit: 1_000)
-        for index in 0..<10 {
-            file.clock.advance(by: 1)
-            try await backend.store(CacheEntry(data: payload(index, count: 100)), forKey: CacheKey("k\(index)"))
-        }
+        let backend = try await file.open(sizeLimit: 1_000, storing: 10)
 
         // When a write that needs a sweep fails
         await backend._failNextWrite()

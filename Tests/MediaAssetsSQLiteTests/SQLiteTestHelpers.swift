@@ -28,6 +28,17 @@ struct SQLiteTestFile {
         return try SQLiteBackend(configuration: configuration)
     }
 
+    /// Opens a backend with `sizeLimit` and stores `count` entries of 100 bytes under "k0", "k1", …, moving the
+    /// clock one second before each, so they are used from oldest to newest.
+    func open(sizeLimit: Int, storing count: Int) async throws -> SQLiteBackend {
+        let backend = try open(sizeLimit: sizeLimit)
+        for index in 0..<count {
+            clock.advance(by: 1)
+            try await backend.store(CacheEntry(data: payload(index, count: 100)), forKey: CacheKey("k\(index)"))
+        }
+        return backend
+    }
+
     /// Runs a query on the file through a bare connection and returns each row's columns as text.
     func rows(_ sql: String) throws -> [[String]] {
         let connection = try SQLiteConnection(path: url.path)

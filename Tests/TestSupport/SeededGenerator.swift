@@ -13,3 +13,22 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         return value ^ (value >> 31)
     }
 }
+
+extension SeededGenerator {
+    /// Returns `seed` after one to four random edits (a byte overwritten, up to eight bytes removed, or the bytes of
+    /// `insertable` inserted in shuffled order), so a fuzz test can feed a parser repeatable near-misses of a real
+    /// input.
+    public mutating func mutation(of seed: [UInt8], inserting insertable: String) -> [UInt8] {
+        var bytes = seed
+        for _ in 0...Int.random(in: 0..<4, using: &self) {
+            guard !bytes.isEmpty else { break }
+            let position = Int.random(in: 0..<bytes.count, using: &self)
+            switch Int.random(in: 0..<3, using: &self) {
+            case 0: bytes[position] = UInt8.random(in: 0...255, using: &self)
+            case 1: bytes.removeSubrange(position..<min(bytes.count, position + 8))
+            default: bytes.insert(contentsOf: Array(insertable.utf8).shuffled(using: &self), at: position)
+            }
+        }
+        return bytes
+    }
+}

@@ -74,14 +74,9 @@ struct ImageUtilAvatarTests {
         // Given a download held at the gate
         let harness = try ImageUtilHarness()
         defer { harness.tearDown() }
-        let url = harness.serve("/avatar.jpg", try ImageUtilFixtures.gradientJPEG())
-        harness.origin.setBehavior("/avatar.jpg", SampleOrigin.Behavior(gated: true))
-        let placeholder = Image(width: 96, height: 96, fill: .white)
-        let deliveries = Recorder<Image>()
 
         // When
-        let avatar = TestAvatar(url: url, placeholderImage: placeholder)
-        let binding = harness.util.setAvatar(avatar) { deliveries.append($0) }
+        let (placeholder, deliveries, binding) = try harness.setGatedAvatar()
 
         // Then the placeholder came synchronously
         #expect(deliveries.all == [placeholder])
@@ -117,12 +112,7 @@ struct ImageUtilAvatarTests {
         // Given a delivery waiting on a gated download
         let harness = try ImageUtilHarness()
         defer { harness.tearDown() }
-        let url = harness.serve("/avatar.jpg", try ImageUtilFixtures.gradientJPEG())
-        harness.origin.setBehavior("/avatar.jpg", SampleOrigin.Behavior(gated: true))
-        let placeholder = Image(width: 96, height: 96, fill: .white)
-        let deliveries = Recorder<Image>()
-        let avatar = TestAvatar(url: url, placeholderImage: placeholder)
-        let binding = harness.util.setAvatar(avatar) { deliveries.append($0) }
+        let (placeholder, deliveries, binding) = try harness.setGatedAvatar()
         try await harness.origin.waitForInFlight(path: "/avatar.jpg", count: 1)
 
         // When
@@ -138,5 +128,19 @@ struct ImageUtilAvatarTests {
         #expect(deliveries.all == [placeholder])
         #expect(harness.util.statistics.failures == 0)
         #expect(harness.util.statistics.renders == 0)
+    }
+}
+
+extension ImageUtilHarness {
+    /// Serves the gradient photo at `/avatar.jpg` held at the origin's gate, and calls `setAvatar` for it with a
+    /// white placeholder; returns the placeholder, the recorder of every delivery and the binding.
+    func setGatedAvatar() throws -> (placeholder: Image, deliveries: Recorder<Image>, binding: AvatarBinding) {
+        let url = serve("/avatar.jpg", try ImageUtilFixtures.gradientJPEG())
+        origin.setBehavior("/avatar.jpg", SampleOrigin.Behavior(gated: true))
+        let placeholder = Image(width: 96, height: 96, fill: .white)
+        let deliveries = Recorder<Image>()
+        let avatar = TestAvatar(url: url, placeholderImage: placeholder)
+        let binding = util.setAvatar(avatar) { deliveries.append($0) }
+        return (placeholder, deliveries, binding)
     }
 }

@@ -12,13 +12,8 @@ import Testing
         // Given a 512 KiB file fetched 128 KiB a request, the origin gated after its first range
         let fixture = try DownloadsFixture(rangeSize: 128 << 10)
         defer { fixture.tearDown() }
-        let url = fixture.environment.serve(
-            "/changing.mp4", testBytes(count: 512 << 10, seed: 41),
-            behavior: .init(gated: true))
-        let download = try fixture.downloads.enqueue(AssetRequest(url: url))
-        try await fixture.origin.waitForInFlight(path: "/changing.mp4", count: 1)
-        fixture.origin.release("/changing.mp4")
-        try await fixture.origin.waitForRequests(path: "/changing.mp4", count: 2)
+        let download = try await fixture.enqueueHeldAtSecondRange(
+            "/changing.mp4", testBytes(count: 512 << 10, seed: 41))
 
         // When the resource is replaced (other bytes, another length) before the second range is answered
         let replacement = testBytes(count: 300 << 10, seed: 42)
@@ -39,11 +34,7 @@ import Testing
         let fixture = try DownloadsFixture(rangeSize: 64 << 10)
         defer { fixture.tearDown() }
         let source = testBytes(count: 300 << 10, seed: 43)
-        let url = fixture.environment.serve("/norange.mp4", source, behavior: .init(gated: true))
-        let download = try fixture.downloads.enqueue(AssetRequest(url: url))
-        try await fixture.origin.waitForInFlight(path: "/norange.mp4", count: 1)
-        fixture.origin.release("/norange.mp4")
-        try await fixture.origin.waitForRequests(path: "/norange.mp4", count: 2)
+        let download = try await fixture.enqueueHeldAtSecondRange("/norange.mp4", source)
         await fixture.downloads.pause(download.id)
         fixture.origin.setBehavior("/norange.mp4", .init(ignoreRange: true))
 

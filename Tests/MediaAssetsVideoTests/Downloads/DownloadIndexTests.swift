@@ -87,17 +87,7 @@ import Testing
 
         // When 2,000 mutations of it are parsed
         for _ in 0..<2_000 {
-            var bytes = seed
-            for _ in 0...Int.random(in: 0..<4, using: &generator) {
-                guard !bytes.isEmpty else { break }
-                let position = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<3, using: &generator) {
-                case 0: bytes[position] = UInt8.random(in: 0...255, using: &generator)
-                case 1: bytes.removeSubrange(position..<min(bytes.count, position + 8))
-                default: bytes.insert(contentsOf: Array("\"/.:,{}[]0-".utf8).shuffled(using: &generator), at: position)
-                }
-            }
-            fuzzVideoDownloadIndex(Data(bytes))
+            fuzzVideoDownloadIndex(Data(generator.mutation(of: seed, inserting: "\"/.:,{}[]0-")))
         }
 
         // Then nothing crashed, and the unmutated index still opens

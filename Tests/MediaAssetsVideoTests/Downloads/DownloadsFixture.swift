@@ -44,6 +44,17 @@ struct DownloadsFixture {
         origin.requests(for: path).map(\.bodyBytesSent).reduce(0, +)
     }
 
+    /// Serves `source` at `path` from a gated origin, enqueues its download, lets the first range request through
+    /// and waits until the second one has arrived (and waits at the gate).
+    func enqueueHeldAtSecondRange(_ path: String, _ source: Data) async throws -> VideoDownload {
+        let url = environment.serve(path, source, behavior: .init(gated: true))
+        let download = try downloads.enqueue(AssetRequest(url: url))
+        try await origin.waitForInFlight(path: path, count: 1)
+        origin.release(path)
+        try await origin.waitForRequests(path: path, count: 2)
+        return download
+    }
+
     func tearDown() {
         environment.tearDown()
         cacheDirectory?.remove()

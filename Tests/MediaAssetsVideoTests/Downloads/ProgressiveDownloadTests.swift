@@ -110,11 +110,7 @@ import Testing
         let fixture = try DownloadsFixture(rangeSize: 128 << 10)
         defer { fixture.tearDown() }
         let source = testBytes(count: 512 << 10, seed: 35)
-        let url = fixture.environment.serve("/paused.mp4", source, behavior: .init(gated: true))
-        let download = try fixture.downloads.enqueue(AssetRequest(url: url))
-        try await fixture.origin.waitForInFlight(path: "/paused.mp4", count: 1)
-        fixture.origin.release("/paused.mp4")
-        try await fixture.origin.waitForRequests(path: "/paused.mp4", count: 2)
+        let download = try await fixture.enqueueHeldAtSecondRange("/paused.mp4", source)
         try await fixture.origin.waitForInFlight(path: "/paused.mp4", count: 1)
         #expect(fixture.downloads.download(id: download.id)?.progress.bytesDownloaded == 128 << 10)
 
