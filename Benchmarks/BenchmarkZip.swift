@@ -41,17 +41,8 @@ enum BenchmarkZip {
         _ = czlib_deflate_init_raw(&stream, Z_DEFAULT_COMPRESSION)
         defer { deflateEnd(&stream) }
         var output = Data(count: Int(deflateBound(&stream, uLong(data.count))) + 64)
-        let produced = data.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes { buffer in
-                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-                stream.avail_in = uInt(input.count)
-                stream.next_out = buffer.bindMemory(to: Bytef.self).baseAddress
-                stream.avail_out = uInt(buffer.count)
-                _ = CZlib.deflate(&stream, Z_FINISH)
-                return Int(stream.total_out)
-            }
-        }
-        output.count = produced
+        finish(&stream, from: data, into: &output) { _ = CZlib.deflate(&$0, Z_FINISH) }
+        output.count = Int(stream.total_out)
         return output
     }
 
@@ -61,16 +52,24 @@ enum BenchmarkZip {
         _ = czlib_inflate_init_raw(&stream)
         defer { inflateEnd(&stream) }
         var output = Data(count: size)
-        compressed.withUnsafeBytes { input in
+        finish(&stream, from: compressed, into: &output) { _ = CZlib.inflate(&$0, Z_FINISH) }
+        return output
+    }
+
+    /// Points `stream` at all of `input` and all of `output`, then runs `step` (one `Z_FINISH` call) while the
+    /// pointers are valid.
+    private static func finish(
+        _ stream: inout z_stream, from input: Data, into output: inout Data, _ step: (inout z_stream) -> Void
+    ) {
+        input.withUnsafeBytes { input in
             output.withUnsafeMutableBytes { buffer in
                 stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
                 stream.avail_in = uInt(input.count)
                 stream.next_out = buffer.bindMemory(to: Bytef.self).baseAddress
                 stream.avail_out = uInt(buffer.count)
-                _ = CZlib.inflate(&stream, Z_FINISH)
+                step(&stream)
             }
         }
-        return output
     }
 
     /// Appends each value as a little-endian integer of `width` bytes.

@@ -124,17 +124,7 @@ private final class BareRESPSocket {
     private var buffer = [UInt8](repeating: 0, count: 64 << 10)
 
     init(port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw BenchmarkRedisServer.Failure(reason: "connect: errno \(errno)") }
+        descriptor = try connectedLoopbackSocket(port: port)
         var on: Int32 = 1
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
     }
@@ -201,7 +191,7 @@ private final class BenchmarkRedisServer {
             .map { "\($0)/redis-server" }.first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let path else { return nil }
         let directory = try makeScratchDirectory("redis-server")
-        let port = try freePort()
+        let port = try freeLoopbackPort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = [
@@ -227,21 +217,5 @@ private final class BenchmarkRedisServer {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { Glibc.close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard named else { throw Failure(reason: "no free port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -92,18 +92,8 @@ private struct ClientTiming {
     }
 
     private static func readBlocking(_ url: URL) throws -> ClientTiming {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try connectedLoopbackSocket(port: url.port ?? 80)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(url.port ?? 80).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw BenchmarkFailure("cannot connect to \(url)") }
         let request = Array("GET \(url.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=0-\r\n\r\n".utf8)
         let start = now()
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -190,7 +180,7 @@ private struct BenchmarkOrigin {
     private static func startNginx(_ nginx: String, serving file: URL, scratch: URL) throws -> BenchmarkOrigin {
         let prefix = scratch.appendingPathComponent("nginx")
         try FileManager.default.createDirectory(at: prefix, withIntermediateDirectories: true)
-        let port = try freePort()
+        let port = try freeLoopbackPort()
         let configuration = """
             daemon off;
             master_process off;
@@ -223,11 +213,11 @@ private struct BenchmarkOrigin {
         try process.run()
         let url = URL(string: "http://127.0.0.1:\(port)/\(file.lastPathComponent)")!
         // Up within a few seconds, or not at all.
-        for _ in 0..<500 where !canConnect(port: port) {
+        for _ in 0..<500 where !canConnectToLoopback(port: port) {
             guard process.isRunning else { break }
             usleep(10_000)
         }
-        guard canConnect(port: port) else {
+        guard canConnectToLoopback(port: port) else {
             process.terminate()
             throw BenchmarkFailure("nginx did not start (see \(prefix.path)/error.log)")
         }
@@ -237,37 +227,6 @@ private struct BenchmarkOrigin {
             for _ in 0..<100 where process.isRunning { usleep(20_000) }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
-        }
-    }
-
-    /// A port the system has just handed out and taken back.
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 ? getsockname(fd, $0, &length) : -1
-            }
-        }
-        guard named == 0 else { throw BenchmarkFailure("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func canConnect(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -16,26 +17,7 @@ final class RawStreamingClient: @unchecked Sendable {
     }
 
     init(port: Int) throws {
-        fd = try Self.connectedSocket(port: port)
-    }
-
-    /// Opens and connects a socket; on failure it is closed here, as `deinit` never sees it.
-    private static func connectedSocket(port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw Failure(description: "connect failed: errno \(errno)")
-        }
-        return fd
+        fd = try connectedLoopbackSocket(port: port)
     }
 
     deinit { close(fd) }
@@ -60,13 +42,7 @@ final class RawStreamingClient: @unchecked Sendable {
                 buffer.removeFirst(end + 4)
                 var lines = text.components(separatedBy: "\r\n")
                 let status = Int(lines.removeFirst().split(separator: " ")[1]) ?? 0
-                var headers: [String: String] = [:]
-                for line in lines {
-                    guard let colon = line.firstIndex(of: ":") else { continue }
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
-                        .trimmingCharacters(in: .whitespaces)
-                }
-                return (status, headers)
+                return (status, httpHeaderFields(lines))
             }
             guard fill() else { throw Failure(description: "the connection closed before a head") }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,6 @@ final class RawHTTPConnection {
     }
 
     enum Failure: Error {
-        case connectFailed(errno: Int32)
         case closedBeforeHead
         case malformedHead(String)
     }
@@ -24,30 +24,9 @@ final class RawHTTPConnection {
 
     /// Connects to 127.0.0.1:`port`; reads give up after 60 seconds instead of hanging a test.
     init(port: Int) throws {
-        fd = try Self.connectedSocket(port: port)
-    }
-
-    /// Opens and connects a socket; on failure it is closed here, as `deinit` never sees it.
-    private static func connectedSocket(port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure.connectFailed(errno: errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            let code = errno
-            close(fd)
-            throw Failure.connectFailed(errno: code)
-        }
+        fd = try connectedLoopbackSocket(port: port)
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        return fd
     }
 
     deinit { close(fd) }
@@ -101,13 +80,7 @@ final class RawHTTPConnection {
         var lines = head.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst().split(separator: " ")
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw Failure.malformedHead(head) }
-        var headers: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
-                .trimmingCharacters(in: .whitespaces)
-        }
-        return (status, headers)
+        return (status, httpHeaderFields(lines))
     }
 
     /// Reads and counts bytes until the server closes; for large bodies without keeping them.
