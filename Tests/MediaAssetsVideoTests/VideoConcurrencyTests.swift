@@ -63,8 +63,7 @@ import Testing
         let chunk = 64 << 10
         let fixture = try VideoFixture(size: 8 * chunk, chunkSize: chunk)
         defer { fixture.tearDown() }
-        _ = try await fixture.video.contentInfo(for: fixture.url)
-        fixture.origin.setBehavior(fixture.path, .init(stallAfterBodyBytes: chunk + chunk / 2))
+        try await fixture.cacheInfo(thenServeWith: .init(stallAfterBodyBytes: chunk + chunk / 2))
 
         // When a stream of the missing chunks starts and its consumer is cancelled mid-body
         let consumer = Task {
@@ -88,8 +87,7 @@ import Testing
         let chunk = 64 << 10
         let fixture = try VideoFixture(size: 4 * chunk, chunkSize: chunk)
         defer { fixture.tearDown() }
-        _ = try await fixture.video.contentInfo(for: fixture.url)
-        fixture.origin.setBehavior(fixture.path, .init(gated: true))
+        try await fixture.cacheInfo(thenServeWith: .init(gated: true))
         let leaving = Task { try await fixture.video.data(for: fixture.url, range: chunk..<(4 * chunk)) }
         try await fixture.origin.waitForInFlight(path: fixture.path, count: 1)
         let staying = Task { try await fixture.video.data(for: fixture.url, range: (2 * chunk)..<(3 * chunk)) }

@@ -35,6 +35,13 @@ struct VideoFixture {
     var url: URL { origin.url(for: path) }
     var key: CacheKey { manager.cacheKey(for: AssetRequest(url: url)) }
 
+    /// Asks for the video's content info, so its length and validators are cached, then gives the origin
+    /// `behavior` for the video: the set-up of a test of what a later read makes of that origin.
+    func cacheInfo(thenServeWith behavior: SampleOrigin.Behavior) async throws {
+        _ = try await video.contentInfo(for: url)
+        origin.setBehavior(path, behavior)
+    }
+
     /// The source bytes `range`, as a `Data` starting at 0.
     func bytes(_ range: Range<Int>) -> Data { Data(source[range]) }
 

@@ -102,8 +102,7 @@ import Testing
         let chunk = 64 << 10
         let fixture = try VideoFixture(size: 4 * chunk, chunkSize: chunk)
         defer { fixture.tearDown() }
-        _ = try await fixture.video.contentInfo(for: fixture.url)
-        fixture.origin.setBehavior(fixture.path, .init(ignoreRange: true))
+        try await fixture.cacheInfo(thenServeWith: .init(ignoreRange: true))
 
         // When a missing chunk is read
         let data = try await fixture.video.data(for: fixture.url, range: (2 * chunk)..<(3 * chunk))
@@ -120,8 +119,7 @@ import Testing
         let chunk = 64 << 10
         let fixture = try VideoFixture(size: 4 * chunk, chunkSize: chunk)
         defer { fixture.tearDown() }
-        _ = try await fixture.video.contentInfo(for: fixture.url)
-        fixture.origin.setBehavior(fixture.path, .init(closeAfterBodyBytes: chunk + 100))
+        try await fixture.cacheInfo(thenServeWith: .init(closeAfterBodyBytes: chunk + 100))
 
         // When chunks 1-3 are read
         let error = await #expect(throws: AssetsError.self) {

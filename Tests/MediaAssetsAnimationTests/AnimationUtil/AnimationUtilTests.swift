@@ -8,29 +8,9 @@ import Testing
 
 @Suite("AnimationUtil")
 struct AnimationUtilTests {
-    /// The shared origin environment plus an AnimationUtil over its manager.
-    private struct Environment {
-        let base: OriginEnvironment
-        let util: AnimationUtil
-        var origin: SampleOrigin { base.origin }
-        var manager: AssetsManager { base.manager }
-
-        init() throws {
-            base = try OriginEnvironment()
-            util = AnimationUtil(manager: base.manager)
-        }
-
-        func tearDown() { base.tearDown() }
-
-        func serve(_ path: String, _ json: String, gated: Bool = false) -> URL {
-            base.serve(
-                path, Data(json.utf8), contentType: "application/json", behavior: gated ? .init(gated: true) : nil)
-        }
-    }
-
     @Test func tenConcurrentAsksMakeOneRequestAndOneParse() async throws {
         // Given a gated animation, so all ten asks overlap
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         let url = environment.serve("/shapes.json", LottieFixtures.shapes, gated: true)
 
@@ -52,7 +32,7 @@ struct AnimationUtilTests {
     }
 
     @Test func memoryHitsParseNothingAndStorageHitsParseOnce() async throws {
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         let url = environment.serve("/precomp.json", LottieFixtures.precompositions)
 
@@ -73,7 +53,7 @@ struct AnimationUtilTests {
     }
 
     @Test func memoryCostIsTheModelsEstimateNotAnItemCount() async throws {
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         let url = environment.serve("/shapes.json", LottieFixtures.shapes)
         let animation = try await environment.util.animation(for: url)
@@ -90,7 +70,7 @@ struct AnimationUtilTests {
     ])
     func invalidDownloadIsNeverPersisted(json: String) async throws {
         // Given an invalid animation at the origin
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         let url = environment.serve("/bad.json", json)
 
@@ -109,7 +89,7 @@ struct AnimationUtilTests {
     }
 
     @Test func corruptBytesInStorageAreRemovedAndReported() async throws {
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         let url = environment.origin.url(for: "/never-served.json")
         let key = environment.manager.cacheKey(for: AssetRequest(url: url))
@@ -121,7 +101,7 @@ struct AnimationUtilTests {
 
     @Test func dotLottieArchivesAreParsedAndCached() async throws {
         // Given a dotLottie v2 archive with one animation and one image
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         var zip = TestZipWriter()
         zip.add("manifest.json", text: #"{"version":"2","animations":[{"id":"intro"}]}"#)

@@ -9,37 +9,9 @@ import Testing
 
 @Suite("AnimationUtil: image assets")
 struct AnimationAssetTests {
-    /// An origin, a manager, and an AnimationUtil whose ImageUtil the test can count.
-    private struct Environment {
-        let base: OriginEnvironment
-        let images: ImageUtil
-        let util: AnimationUtil
-        var origin: SampleOrigin { base.origin }
-        var manager: AssetsManager { base.manager }
-
-        init() throws {
-            base = try OriginEnvironment()
-            images = ImageUtil(manager: base.manager)
-            util = AnimationUtil(manager: base.manager, images: images)
-        }
-
-        func tearDown() { base.tearDown() }
-
-        @discardableResult
-        func serveAnimation(_ path: String, _ images: [AssetFixtures.ImageAsset]) -> URL {
-            base.serve(path, Data(AssetFixtures.animation(images: images).utf8), contentType: "application/json")
-        }
-
-        func servePNG(_ path: String, red: UInt8 = 200, gated: Bool = false) {
-            base.serve(
-                path, AssetFixtures.png(red: red), contentType: "image/png", behavior: gated ? .init(gated: true) : nil
-            )
-        }
-    }
-
     @Test func sharedImagesAreFetchedAndDecodedOnceAcrossAnimations() async throws {
         // Given two animations with three external images each, one of them shared (and gated, so both wait on it)
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         for (path, red) in [("a", 10), ("b", 20), ("c", 30), ("shared", 40)] {
             environment.servePNG("/anim/images/\(path).png", red: UInt8(red), gated: path == "shared")
@@ -76,7 +48,7 @@ struct AnimationAssetTests {
     }
 
     @Test func embeddedDataURLImagesAreDecodedWithoutRequests() async throws {
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         let url = environment.serveAnimation(
             "/embedded.json", [.embedded("inline", AssetFixtures.png(width: 3, height: 2, red: 77))]
@@ -92,7 +64,7 @@ struct AnimationAssetTests {
 
     @Test func memoryCostCoversTheModelAndItsImagesAndAHitDoesNoWork() async throws {
         // Given an animation with two external images
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         environment.servePNG("/m/images/one.png")
         environment.servePNG("/m/images/two.png")
@@ -119,7 +91,7 @@ struct AnimationAssetTests {
     }
 
     @Test func aMissingImageIsATypedErrorNamingTheAssetAndURL() async throws {
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         environment.servePNG("/x/images/here.png")
         let url = environment.serveAnimation(
@@ -137,7 +109,7 @@ struct AnimationAssetTests {
     }
 
     @Test func anUndecodableImageIsATypedErrorWithTheCodecsReason() async throws {
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         environment.base.serve("/u/images/bad.png", Data("not an image".utf8), contentType: "image/png")
         let url = environment.serveAnimation("/u/anim.json", [.external("bad", "bad.png")])
@@ -158,7 +130,7 @@ struct AnimationAssetTests {
     }
 
     @Test func aBrokenDataURLIsATypedError() async throws {
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         var broken = AssetFixtures.ImageAsset.embedded("inline", Data())
         broken.path = "data:image/png;base64"
@@ -171,7 +143,7 @@ struct AnimationAssetTests {
 
     @Test func placeholdersStandInForFailedAssetsWhenAsked() async throws {
         // Given one good image, one missing and one undecodable
-        let environment = try Environment()
+        let environment = try AnimationEnvironment()
         defer { environment.tearDown() }
         environment.servePNG("/p/images/good.png")
         environment.base.serve("/p/images/bad.png", Data([0x89, 0x50, 0x4E, 0x47]), contentType: "image/png")

@@ -75,9 +75,8 @@ struct FailureTests {
     @Test func announcedLengthLongerThanTheBodyIsATypedErrorAndNothingIsCached() async throws {
         let environment = try OriginEnvironment()
         defer { environment.tearDown() }
-        environment.origin.register("/liar", data: testBytes(count: 5_000), contentType: "image/jpeg")
-        environment.origin.setBehavior("/liar", .init(contentLengthOffset: 40))
-        let url = environment.origin.url(for: "/liar")
+        let url = environment.serve(
+            "/liar", testBytes(count: 5_000), contentType: "image/jpeg", behavior: .init(contentLengthOffset: 40))
 
         await #expect(throws: AssetsError.lengthMismatch(url: url, expected: 5_040, received: 5_000)) {
             try await environment.manager.data(for: AssetRequest(url: url))
@@ -91,9 +90,9 @@ struct FailureTests {
         // 1 MiB of an announced length, so the claim costs nothing)
         let environment = try OriginEnvironment()
         defer { environment.tearDown() }
-        environment.origin.register("/claim", data: testBytes(count: 1_024), contentType: "image/jpeg")
-        environment.origin.setBehavior("/claim", .init(contentLengthOffset: 200 << 20))
-        let url = environment.origin.url(for: "/claim")
+        let url = environment.serve(
+            "/claim", testBytes(count: 1_024), contentType: "image/jpeg",
+            behavior: .init(contentLengthOffset: 200 << 20))
 
         await #expect(throws: AssetsError.lengthMismatch(url: url, expected: (200 << 20) + 1_024, received: 1_024)) {
             try await environment.manager.data(for: AssetRequest(url: url))
@@ -104,9 +103,8 @@ struct FailureTests {
     @Test func aLyingLengthOnAStreamedBodyIsATypedErrorAndNothingIsStored() async throws {
         let environment = try OriginEnvironment()
         defer { environment.tearDown() }
-        environment.origin.register("/liar", data: testBytes(count: 5_000), contentType: "video/mp4")
-        environment.origin.setBehavior("/liar", .init(contentLengthOffset: 40))
-        let url = environment.origin.url(for: "/liar")
+        let url = environment.serve(
+            "/liar", testBytes(count: 5_000), contentType: "video/mp4", behavior: .init(contentLengthOffset: 40))
 
         let response = try await environment.manager.stream(URLRequest(url: url))
         await #expect(throws: AssetsError.lengthMismatch(url: url, expected: 5_040, received: 5_000)) {
@@ -138,8 +136,7 @@ struct FailureTests {
     @Test func oversizeResponseFailsAndIsNotStored() async throws {
         let environment = try OriginEnvironment(maxResponseSize: 64_000)
         defer { environment.tearDown() }
-        environment.origin.register("/huge", data: testBytes(count: 200_000), contentType: "image/jpeg")
-        let url = environment.origin.url(for: "/huge")
+        let url = environment.serve("/huge", testBytes(count: 200_000), contentType: "image/jpeg")
 
         await #expect(throws: AssetsError.responseTooLarge(url: url, limit: 64_000)) {
             try await environment.manager.data(for: AssetRequest(url: url))

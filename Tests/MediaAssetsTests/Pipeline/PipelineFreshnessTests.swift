@@ -51,11 +51,7 @@ struct PipelineFreshnessTests {
         let clock = TestClock()
         let environment = try OriginEnvironment(clock: clock)
         defer { environment.tearDown() }
-        let url = environment.serve(
-            "/feed.txt", Data("hello".utf8), cacheControl: "max-age=60, stale-while-revalidate=600"
-        )
-        let pipeline = AssetPipeline(manager: environment.manager, decoder: TextDecoder())
-        let request = AssetRequest(url: url)
+        let (pipeline, request) = environment.textFeed(cacheControl: "max-age=60, stale-while-revalidate=600")
         #expect(try await pipeline.value(for: request, options: .init(), storageType: storageType).source == .network)
 
         // When it has gone stale and is asked for twice while the origin holds the revalidation
@@ -91,9 +87,7 @@ struct PipelineFreshnessTests {
         let clock = TestClock()
         let environment = try OriginEnvironment(clock: clock)
         defer { environment.tearDown() }
-        let url = environment.serve("/feed.txt", Data("hello".utf8), cacheControl: "max-age=60, stale-if-error=600")
-        let pipeline = AssetPipeline(manager: environment.manager, decoder: TextDecoder())
-        let request = AssetRequest(url: url)
+        let (pipeline, request) = environment.textFeed(cacheControl: "max-age=60, stale-if-error=600")
         _ = try await pipeline.value(for: request, options: .init(), storageType: storageType)
         await environment.manager.waitForPendingWrites()
 
@@ -120,16 +114,15 @@ struct PipelineFreshnessTests {
         let clock = TestClock()
         let environment = try OriginEnvironment(clock: clock, staleIfError: .infinity)
         defer { environment.tearDown() }
-        let url = environment.serve("/feed.txt", Data("hello".utf8), cacheControl: "max-age=60")
-        let pipeline = AssetPipeline(manager: environment.manager, decoder: TextDecoder())
-        _ = try await pipeline.value(for: AssetRequest(url: url), options: .init(), storageType: storageType)
+        let (pipeline, request) = environment.textFeed(cacheControl: "max-age=60")
+        _ = try await pipeline.value(for: request, options: .init(), storageType: storageType)
         await environment.manager.waitForPendingWrites()
 
         // When the origin is gone a year later
         clock.advance(by: 365 * 24 * 3_600)
         environment.origin.stop()
         let result = try await pipeline.value(
-            for: AssetRequest(url: url), options: .init(), storageType: storageType
+            for: request, options: .init(), storageType: storageType
         )
 
         // Then the cached text is served, marked stale

@@ -1,6 +1,7 @@
 import Foundation
 import MediaAssets
 import Synchronization
+import TestSupport
 
 /// The smallest decoder: UTF-8 text, which rejects bytes that are not UTF-8.
 struct TextDecoder: AssetDecoding {
@@ -14,6 +15,15 @@ struct TextDecoder: AssetDecoding {
     }
 
     func cost(of text: String) -> Int { text.utf8.count }
+}
+
+extension OriginEnvironment {
+    /// Serves the text "hello" at `/feed.txt` with `cacheControl`, and returns a text pipeline on this manager and
+    /// a request for the feed: the cached feed whose freshness a test plays with.
+    func textFeed(cacheControl: String) -> (pipeline: AssetPipeline<TextDecoder>, request: AssetRequest) {
+        let url = serve("/feed.txt", Data("hello".utf8), cacheControl: cacheControl)
+        return (AssetPipeline(manager: manager, decoder: TextDecoder()), AssetRequest(url: url))
+    }
 }
 
 /// Upper-cases text: a processor whose output differs from its input.
