@@ -14,10 +14,8 @@ func runEncryptionBenchmarks(table: BenchmarkTable) async throws {
     let keys = try KeyRing(
         namingKey: try KeyRing.generateKey(id: "naming"), keys: [try KeyRing.generateKey(id: "bench")],
         currentID: "bench")
-    let entry = CacheEntry(
-        data: Data((0..<16_384).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }),
-        metadata: CacheMetadata(etag: "\"bench\"", contentType: "image/jpeg"))
-    let cacheKeys = (0..<operations).map { CacheKey("https://images.example.com/avatars/\($0).jpg") }
+    let entry = backendBenchmarkEntry()
+    let cacheKeys = backendBenchmarkKeys(operations)
     let pairs: [(name: String, plain: any CacheBackend, storage: any CacheBackend)] = [
         (
             "DiskCache", try DiskCache(directory: scratch.appendingPathComponent("plain-disk"), sizeLimit: 256 << 20),

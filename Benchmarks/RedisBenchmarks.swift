@@ -22,10 +22,8 @@ func runRedisBenchmarks(table: BenchmarkTable) async throws {
         configuration: .init(
             servers: .single(.tcp(host: "127.0.0.1", port: server.port)), options: .init(poolSize: 1),
             keyPrefix: "bench:"))
-    let entry = CacheEntry(
-        data: Data((0..<16_384).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }),
-        metadata: CacheMetadata(etag: "\"bench\"", contentType: "image/jpeg"))
-    let keys = (0..<operations).map { CacheKey("https://images.example.com/avatars/\($0).jpg") }
+    let entry = backendBenchmarkEntry()
+    let keys = backendBenchmarkKeys(operations)
     for key in keys { try await redis.store(entry, forKey: key) }
 
     // A hit against the bare round trip of the same stored value on one blocking socket. The two
@@ -55,16 +53,7 @@ func runRedisBenchmarks(table: BenchmarkTable) async throws {
         baseline: "16 × RedisBackend entry(forKey:)", baselineMedian: readsOneByOne / 20 * 1e6)
 
     // A 304 (new dates, the same validators) against storing the entry again.
-    var revalidated = entry.metadata
-    let (update, store) = try await alternatingMedians(repetitions: 7) {
-        revalidated.freshUntil = Date(timeIntervalSinceNow: 600)
-        for key in keys { _ = try await redis.updateMetadata(revalidated, forKey: key) }
-    } baseline: {
-        for key in keys { try await redis.store(entry, forKey: key) }
-    }
-    table.add(
-        "RedisBackend updateMetadata (a 304), 16 KiB entry", unit: "µs", median: update * perOperation,
-        baseline: "RedisBackend store, 16 KiB entry", baselineMedian: store * perOperation)
+    try await addMetadataUpdateRow(to: table, redis, name: "RedisBackend", entry: entry, keys: keys)
 
     // 1,000 stores pipelined against one SET per round trip.
     let batch = (0..<1_000).map { (key: CacheKey("batch-\($0)"), entry: CacheEntry(data: Data(count: 1_024))) }

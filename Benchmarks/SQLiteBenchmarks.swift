@@ -11,11 +11,8 @@ func runSQLiteBenchmarks(table: BenchmarkTable) async throws {
     let file = scratch.appendingPathComponent("cache.sqlite")
     let sqlite = try SQLiteBackend(path: file, sizeLimit: 256 << 20)
     let disk = try DiskCache(directory: scratch.appendingPathComponent("disk"), sizeLimit: 256 << 20)
-    let entry = CacheEntry(
-        data: Data((0..<16_384).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }),
-        metadata: CacheMetadata(etag: "\"bench\"", contentType: "image/jpeg")
-    )
-    let keys = (0..<operations).map { CacheKey("https://images.example.com/avatars/\($0).jpg") }
+    let entry = backendBenchmarkEntry()
+    let keys = backendBenchmarkKeys(operations)
     for key in keys {
         try await sqlite.store(entry, forKey: key)
         try await disk.store(entry, forKey: key)
@@ -60,17 +57,7 @@ func runSQLiteBenchmarks(table: BenchmarkTable) async throws {
     )
 
     // A 304: new dates, the same validators.
-    var revalidated = entry.metadata
-    let (update, store) = try await alternatingMedians(repetitions: 7) {
-        revalidated.freshUntil = Date(timeIntervalSinceNow: 600)
-        for key in keys { _ = try await sqlite.updateMetadata(revalidated, forKey: key) }
-    } baseline: {
-        for key in keys { try await sqlite.store(entry, forKey: key) }
-    }
-    table.add(
-        "SQLiteBackend updateMetadata (a 304), 16 KiB entry", unit: "µs", median: update * perOperation,
-        baseline: "SQLiteBackend store, 16 KiB entry", baselineMedian: store * perOperation
-    )
+    try await addMetadataUpdateRow(to: table, sqlite, name: "SQLiteBackend", entry: entry, keys: keys)
     await sqlite.close()
     await disk.close()
 }

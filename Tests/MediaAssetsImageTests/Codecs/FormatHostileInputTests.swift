@@ -33,6 +33,11 @@ struct FormatHostileInputTests {
         #expect(throws: ImageError.self, comment) { try ImageCodecRegistry.standard.decodeAnimation(data) }
     }
 
+    /// Decodes every proper prefix of `data` as an animation and expects a typed error for each.
+    static func expectTruncationsRefused(_ data: Data) {
+        for length in 0..<data.count { expectRefused(data.prefix(length), "cut at \(length) of \(data.count)") }
+    }
+
     /// Decodes `data` with one byte flipped at each of its first 400 offsets: a typed error or whole frames.
     static func expectFlipsSurvive(_ data: Data, seed: UInt64) {
         var generator = SeededGenerator(seed: seed)
@@ -50,19 +55,13 @@ struct FormatHostileInputTests {
     }
 
     @Test("every truncation of a WebP is a typed error", .enabled(if: CodecAvailability.webp, "install libwebp7"))
-    func webpTruncations() throws {
-        let data = try FormatSamples.webp()
-        for length in 0..<data.count { Self.expectRefused(data.prefix(length), "cut at \(length) of \(data.count)") }
-    }
+    func webpTruncations() throws { Self.expectTruncationsRefused(try FormatSamples.webp()) }
 
     @Test(
         "every truncation of an animated WebP is a typed error",
         .enabled(if: CodecAvailability.webpDemux, "install libwebpdemux2")
     )
-    func animatedWebPTruncations() throws {
-        let data = try FormatSamples.animatedWebP()
-        for length in 0..<data.count { Self.expectRefused(data.prefix(length), "cut at \(length) of \(data.count)") }
-    }
+    func animatedWebPTruncations() throws { Self.expectTruncationsRefused(try FormatSamples.animatedWebP()) }
 
     @Test(
         "every truncation of a GIF is a typed error, also for the first frame alone",
