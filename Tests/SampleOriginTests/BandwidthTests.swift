@@ -29,12 +29,10 @@ struct BandwidthTests {
 
     @Test func bodiesArriveWholeUnderALimit() async throws {
         let bodies = (0..<3).map { index in Data((0..<40_000).map { UInt8(truncatingIfNeeded: $0 &+ index) }) }
-        let origin = try OriginTestSupport.startedOrigin(
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(
             Dictionary(uniqueKeysWithValues: bodies.enumerated().map { ("/b\($0.offset)", $0.element) }))
-        defer { origin.stop() }
+        defer { OriginTestSupport.close(origin, session) }
         origin.setBandwidthLimit(bytesPerSecond: 4 << 20)
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
 
         let received = try await withThrowingTaskGroup(of: (Int, Data).self) { group in
             for index in bodies.indices {

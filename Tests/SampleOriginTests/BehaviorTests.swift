@@ -11,11 +11,9 @@ struct BehaviorTests {
     @Test("failNext fails that many requests with the status and Retry-After, then serves again")
     func failNext() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin(["/flaky": Data("ok".utf8)])
-        defer { origin.stop() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(["/flaky": Data("ok".utf8)])
+        defer { OriginTestSupport.close(origin, session) }
         origin.setBehavior("/flaky", .init(failNext: 2, failStatus: 503, retryAfter: 7))
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
 
         // When
         var responses: [HTTPURLResponse] = []
@@ -32,11 +30,9 @@ struct BehaviorTests {
     func closeAfterBodyBytes() async throws {
         // Given
         let body = OriginTestSupport.payload(count: 100_000)
-        let origin = try OriginTestSupport.startedOrigin(["/cut": body])
-        defer { origin.stop() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(["/cut": body])
+        defer { OriginTestSupport.close(origin, session) }
         origin.setBehavior("/cut", .init(closeAfterBodyBytes: 1000))
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
 
         // When
         let received = try? await session.fetch(origin.url(for: "/cut")).0
@@ -74,11 +70,9 @@ struct BehaviorTests {
     func wrongContentLengthOverURLSession() async throws {
         // Given
         let body = OriginTestSupport.payload(count: 500)
-        let origin = try OriginTestSupport.startedOrigin(["/liar": body])
-        defer { origin.stop() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(["/liar": body])
+        defer { OriginTestSupport.close(origin, session) }
         origin.setBehavior("/liar", .init(contentLengthOffset: 100))
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
 
         // When
         let result = try? await session.fetch(origin.url(for: "/liar"))
@@ -95,11 +89,9 @@ struct BehaviorTests {
     func ignoreRange() async throws {
         // Given
         let body = OriginTestSupport.payload(count: 300)
-        let origin = try OriginTestSupport.startedOrigin(["/plain": body])
-        defer { origin.stop() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(["/plain": body])
+        defer { OriginTestSupport.close(origin, session) }
         origin.setBehavior("/plain", .init(ignoreRange: true))
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
 
         // When
         let (data, response) = try await session.fetch(origin.url(for: "/plain"), headers: ["Range": "bytes=0-9"])
@@ -114,10 +106,8 @@ struct BehaviorTests {
     @Test("replace serves the new bytes with a new ETag and a later Last-Modified")
     func replace() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin(["/avatar": Data("old".utf8)])
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(["/avatar": Data("old".utf8)])
+        defer { OriginTestSupport.close(origin, session) }
         let oldETag = try #require(origin.etag(for: "/avatar"))
         let oldModified = try #require(origin.lastModified(for: "/avatar"))
 
@@ -137,13 +127,11 @@ struct BehaviorTests {
     func throttleAndCancel() async throws {
         // Given
         let body = OriginTestSupport.payload(count: 1 << 20)
-        let origin = try OriginTestSupport.startedOrigin(["/slow": body])
-        defer { origin.stop() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(["/slow": body])
+        defer { OriginTestSupport.close(origin, session) }
         // The body stalls after 64 KiB, so it cannot end before the cancel however late the test's task runs.
         let throttle = SampleOrigin.Behavior.Throttle(pieceSize: 2 * 1024, delay: .milliseconds(50))
         origin.setBehavior("/slow", .init(stallAfterBodyBytes: 64 << 10, throttle: throttle))
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
         let task = session.dataTask(with: origin.url(for: "/slow")) { _, _, _ in }
         task.resume()
         try await origin.waitForInFlight(path: "/slow", count: 1)
@@ -206,11 +194,9 @@ struct BehaviorTests {
     @Test("A gate holds requests until release; later requests wait again until the gate is removed")
     func gateAndRelease() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin(["/gated": Data("done".utf8)])
-        defer { origin.stop() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(["/gated": Data("done".utf8)])
+        defer { OriginTestSupport.close(origin, session) }
         origin.setBehavior("/gated", .init(gated: true))
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
         let url = origin.url(for: "/gated")
         let firstWave = Task {
             try await withThrowingTaskGroup(of: Int.self) { group in

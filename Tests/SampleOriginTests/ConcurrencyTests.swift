@@ -14,10 +14,8 @@ struct ConcurrencyTests {
         let bodies = (0..<10).map { OriginTestSupport.payload(count: 1000 + $0 * 997, seed: UInt8($0)) }
         var resources: [String: Data] = [:]
         for (index, body) in bodies.enumerated() { resources["/asset/\(index)"] = body }
-        let origin = try OriginTestSupport.startedOrigin(resources)
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(resources)
+        defer { OriginTestSupport.close(origin, session) }
         let urls = (0..<10).map { origin.url(for: "/asset/\($0)") }
 
         // When
@@ -39,10 +37,9 @@ struct ConcurrencyTests {
     @Test("Behaviours can change while requests run")
     func behaviourChangesUnderLoad() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin(["/x": OriginTestSupport.payload(count: 5000)])
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(
+            ["/x": OriginTestSupport.payload(count: 5000)])
+        defer { OriginTestSupport.close(origin, session) }
         let url = origin.url(for: "/x")
 
         // When

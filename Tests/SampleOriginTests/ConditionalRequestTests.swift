@@ -12,22 +12,21 @@ struct ConditionalRequestTests {
     private static let modified = Date(timeIntervalSince1970: 1_700_000_000)
     private static let modifiedText = "Tue, 14 Nov 2023 22:13:20 GMT"
 
-    private func makeOrigin() throws -> SampleOrigin {
+    /// An origin serving a 100-byte `/clip` last modified at `modified`, and a session for it.
+    private func makeOriginAndSession() throws -> (SampleOrigin, URLSession) {
         let origin = SampleOrigin()
         origin.register(
             "/clip", data: OriginTestSupport.payload(count: 100), contentType: "video/mp4",
             lastModified: Self.modified)
         try origin.start()
-        return origin
+        return (origin, OriginTestSupport.makeSession())
     }
 
     @Test("If-None-Match with the current ETag is 304 without body; another ETag is 200")
     func ifNoneMatch() async throws {
         // Given
-        let origin = try makeOrigin()
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try makeOriginAndSession()
+        defer { OriginTestSupport.close(origin, session) }
         let etag = try #require(origin.etag(for: "/clip"))
 
         // When
@@ -47,10 +46,8 @@ struct ConditionalRequestTests {
     @Test("If-None-Match accepts *, lists and weak forms of the current tag")
     func ifNoneMatchForms() async throws {
         // Given
-        let origin = try makeOrigin()
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try makeOriginAndSession()
+        defer { OriginTestSupport.close(origin, session) }
         let etag = try #require(origin.etag(for: "/clip"))
 
         // When
@@ -70,10 +67,8 @@ struct ConditionalRequestTests {
     @Test("If-Modified-Since at or after Last-Modified is 304; before it is 200")
     func ifModifiedSince() async throws {
         // Given
-        let origin = try makeOrigin()
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try makeOriginAndSession()
+        defer { OriginTestSupport.close(origin, session) }
 
         // When
         let (_, same) = try await session.fetch(
@@ -92,10 +87,8 @@ struct ConditionalRequestTests {
     @Test("If-Range that matches gives 206; a stale one gives the whole new body with 200")
     func ifRange() async throws {
         // Given
-        let origin = try makeOrigin()
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try makeOriginAndSession()
+        defer { OriginTestSupport.close(origin, session) }
         let etag = try #require(origin.etag(for: "/clip"))
 
         // When

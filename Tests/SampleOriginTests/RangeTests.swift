@@ -37,10 +37,8 @@ struct RangeTests {
     func rangeForms(_ testCase: Case) async throws {
         // Given
         let body = OriginTestSupport.payload(count: 100)
-        let origin = try OriginTestSupport.startedOrigin(["/video.mp4": body])
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(["/video.mp4": body])
+        defer { OriginTestSupport.close(origin, session) }
 
         // When
         let (data, response) = try await session.fetch(

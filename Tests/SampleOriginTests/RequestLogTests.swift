@@ -11,10 +11,9 @@ struct RequestLogTests {
     @Test("Each request is recorded with method, target, lowercased headers, status and body outcome")
     func recordsRequests() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin(["/img": OriginTestSupport.payload(count: 2048)])
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(
+            ["/img": OriginTestSupport.payload(count: 2048)])
+        defer { OriginTestSupport.close(origin, session) }
 
         // When
         _ = try await session.fetch(origin.url(for: "/img?size=2"), headers: ["X-Trace-ID": "abc"])
@@ -44,10 +43,8 @@ struct RequestLogTests {
     @Test("resetLog empties the log and the peaks")
     func resetLog() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin(["/a": Data("a".utf8)])
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(["/a": Data("a".utf8)])
+        defer { OriginTestSupport.close(origin, session) }
         _ = try await session.fetch(origin.url(for: "/a"))
         try await origin.waitForFinishedRequests(path: "/a", count: 1)
 
@@ -64,11 +61,10 @@ struct RequestLogTests {
     @Test("Peak in-flight counts requests running at the same time, per path and overall")
     func peakInFlight() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin(["/busy": Data("b".utf8), "/idle": Data("i".utf8)])
-        defer { origin.stop() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(
+            ["/busy": Data("b".utf8), "/idle": Data("i".utf8)])
+        defer { OriginTestSupport.close(origin, session) }
         origin.setBehavior("/busy", .init(gated: true))
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
         let url = origin.url(for: "/busy")
 
         // When

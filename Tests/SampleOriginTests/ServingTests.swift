@@ -42,10 +42,9 @@ struct ServingTests {
     @Test("HEAD answers the headers of GET without a body")
     func head() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin(["/clip.mp4": OriginTestSupport.payload(count: 4096)])
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(
+            ["/clip.mp4": OriginTestSupport.payload(count: 4096)])
+        defer { OriginTestSupport.close(origin, session) }
 
         // When
         let (data, response) = try await session.fetch(origin.url(for: "/clip.mp4"), method: "HEAD")
@@ -63,10 +62,8 @@ struct ServingTests {
     @Test("An unknown path is 404")
     func unknownPath() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin()
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession()
+        defer { OriginTestSupport.close(origin, session) }
 
         // When
         let (_, response) = try await session.fetch(origin.url(for: "/missing.png"))
@@ -80,10 +77,8 @@ struct ServingTests {
     @Test("A query is ignored when only the bare path is registered, and unregister makes a path 404")
     func queryAndUnregister() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin(["/avatar.png": Data("avatar".utf8)])
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(["/avatar.png": Data("avatar".utf8)])
+        defer { OriginTestSupport.close(origin, session) }
 
         // When
         let (data, response) = try await session.fetch(origin.url(for: "/avatar.png?token=abc"))
@@ -100,10 +95,9 @@ struct ServingTests {
     @Test("Sequential requests of one session share one keep-alive connection")
     func keepAliveWithURLSession() async throws {
         // Given
-        let origin = try OriginTestSupport.startedOrigin(["/a": Data("a".utf8), "/b": Data("bb".utf8)])
-        defer { origin.stop() }
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
+        let (origin, session) = try OriginTestSupport.startedOriginAndSession(
+            ["/a": Data("a".utf8), "/b": Data("bb".utf8)])
+        defer { OriginTestSupport.close(origin, session) }
 
         // When
         for path in ["/a", "/b", "/a"] {

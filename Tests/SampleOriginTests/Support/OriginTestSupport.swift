@@ -17,6 +17,17 @@ enum OriginTestSupport {
         return origin
     }
 
+    /// A started origin with `resources` registered, and a session for it; the caller ends both with `close`.
+    static func startedOriginAndSession(_ resources: [String: Data] = [:]) throws -> (SampleOrigin, URLSession) {
+        (try startedOrigin(resources), makeSession())
+    }
+
+    /// Invalidates `session`, then stops `origin`: the end of a test that fetched from one through the other.
+    static func close(_ origin: SampleOrigin, _ session: URLSession) {
+        session.invalidateAndCancel()
+        origin.stop()
+    }
+
     /// An ephemeral session that allows many connections per host and never caches.
     ///
     /// Its idle timeout is long: a request held at a gate receives nothing until the test releases it, and
