@@ -219,26 +219,4 @@ struct BehaviorTests {
         #expect(try await late.value == 200)
         #expect(origin.requestCount(for: "/gated") == 4)
     }
-
-    @Test("Latency holds the answer back, and stop ends the wait at once")
-    func latencyEndsAtStop() async throws {
-        // Given
-        let origin = try OriginTestSupport.startedOrigin(["/late": Data("x".utf8)])
-        origin.setBehavior("/late", .init(latency: .seconds(600)))
-        let session = OriginTestSupport.makeSession()
-        defer { session.invalidateAndCancel() }
-        let request = Task { try await session.fetch(origin.url(for: "/late")) }
-        try await origin.waitForInFlight(path: "/late", count: 1)
-
-        // When
-        origin.stop()
-
-        // Then
-        let result = await request.result
-        #expect(throws: (any Error).self) { try result.get() }
-        let record = try #require(origin.requests(for: "/late").first)
-        #expect(record.isFinished)
-        #expect(record.status == nil)
-        #expect(origin.runningThreadCount == 0)
-    }
 }

@@ -40,15 +40,17 @@ struct LifecycleTests {
         #expect(origin.activeConnectionCount == 0)
     }
 
-    @Test("stop ends requests waiting at a gate without a response")
-    func stopReleasesGate() async throws {
-        // Given
-        let origin = try OriginTestSupport.startedOrigin(["/gated": Data("g".utf8)])
-        origin.setBehavior("/gated", .init(gated: true))
+    @Test(
+        "stop ends a request held at a gate or behind latency at once, without a response",
+        arguments: zip(["/gated", "/late"], [SampleOrigin.Behavior(gated: true), .init(latency: .seconds(600))]))
+    func stopEndsAHeldRequest(path: String, behavior: SampleOrigin.Behavior) async throws {
+        // Given a request the origin holds back
+        let origin = try OriginTestSupport.startedOrigin([path: Data("x".utf8)])
+        origin.setBehavior(path, behavior)
         let session = OriginTestSupport.makeSession()
         defer { session.invalidateAndCancel() }
-        let request = Task { try await session.fetch(origin.url(for: "/gated")) }
-        try await origin.waitForInFlight(path: "/gated", count: 1)
+        let request = Task { try await session.fetch(origin.url(for: path)) }
+        try await origin.waitForInFlight(path: path, count: 1)
 
         // When
         origin.stop()
@@ -56,7 +58,7 @@ struct LifecycleTests {
         // Then
         let result = await request.result
         #expect(throws: (any Error).self) { try result.get() }
-        let record = try #require(origin.requests(for: "/gated").first)
+        let record = try #require(origin.requests(for: path).first)
         #expect(record.isFinished)
         #expect(record.status == nil)
         #expect(origin.runningThreadCount == 0)

@@ -15,10 +15,7 @@ public struct LoopbackConnectFailure: Error, CustomStringConvertible {
 public func connectedLoopbackSocket(port: Int) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw LoopbackConnectFailure(code: errno) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
-    address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+    var address = loopbackAddress(port: port)
     let connected = withUnsafePointer(to: &address) { pointer in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -30,6 +27,15 @@ public func connectedLoopbackSocket(port: Int) throws -> Int32 {
         throw LoopbackConnectFailure(code: code)
     }
     return fd
+}
+
+/// The IPv4 address 127.0.0.1:`port` (0 lets `bind` pick a free port).
+func loopbackAddress(port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
+    address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+    return address
 }
 
 /// The header fields of a response head's lines after the status line, names lowercased and values trimmed;

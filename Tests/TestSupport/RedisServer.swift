@@ -142,7 +142,7 @@ public final class RedisServer: Sendable {
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: 2, tv_usec: 0)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = loopback(port)
+        var address = loopbackAddress(port: port)
         let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
@@ -155,14 +155,6 @@ public final class RedisServer: Sendable {
         guard count > 0 else { return false }
         let text = String(decoding: reply[0..<count], as: UTF8.self)
         return text.hasPrefix("+PONG") || text.hasPrefix("-NOAUTH")
-    }
-
-    private static func loopback(_ port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
-        return address
     }
 
     private static var cliPath: URL {
@@ -182,7 +174,7 @@ public final class RedisServer: Sendable {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = loopback(port)
+        var address = loopbackAddress(port: port)
         return withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
