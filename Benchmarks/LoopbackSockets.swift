@@ -16,9 +16,7 @@ struct LoopbackSocketFailure: Error, CustomStringConvertible {
 func freeLoopbackPort() throws -> Int {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+    var address = loopbackAddress(port: 0)
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let named = withUnsafeMutablePointer(to: &address) { pointer in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -33,10 +31,7 @@ func freeLoopbackPort() throws -> Int {
 /// closes it. On failure the socket is closed here.
 func connectedLoopbackSocket(port: Int) throws -> Int32 {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = UInt16(port).bigEndian
-    address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+    var address = loopbackAddress(port: port)
     let connected = withUnsafePointer(to: &address) { pointer in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
             connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -55,4 +50,13 @@ func canConnectToLoopback(port: Int) -> Bool {
     guard let descriptor = try? connectedLoopbackSocket(port: port) else { return false }
     close(descriptor)
     return true
+}
+
+/// The IPv4 address 127.0.0.1:`port` (0 lets `bind` pick a free port).
+func loopbackAddress(port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
+    address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+    return address
 }
