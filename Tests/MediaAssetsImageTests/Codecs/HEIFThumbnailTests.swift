@@ -10,9 +10,12 @@ import Testing
 struct HEIFThumbnailTests {
     static let blue = RGBA(red: 20, green: 40, blue: 230)
     /// A 640×480 primary image with a plain blue 160×120 thumbnail, so which one was decoded shows.
-    static let file: Data? = try? DisplaySizeFixtures.heic(
-        DisplaySizeFixtures.detailed(width: 640, height: 480),
-        thumbnail: DisplaySizeFixtures.solid(width: 160, height: 120, blue))
+    static var file: Data? { fileBytes.map { Data($0) } }
+    /// Kept as an array, as `ProgressiveJPEGTests.progressive` is (LeakSanitizer and `Data` in a static).
+    private static let fileBytes: [UInt8]? =
+        (try? DisplaySizeFixtures.heic(
+            DisplaySizeFixtures.detailed(width: 640, height: 480),
+            thumbnail: DisplaySizeFixtures.solid(width: 160, height: 120, blue))).map { [UInt8]($0) }
 
     static func decode(target: Int?, region: ImageRegion? = .centered(aspectRatio: .square(1))) throws -> Image {
         let data = try #require(file)
