@@ -152,16 +152,13 @@ struct DiskCacheIndexPassTests {
         defer { directory.remove() }
         let path = directory.appending("cache").path
         let limit = 64 << 20
-        let process = Process()
-        process.executableURL = HelperProcess.binDirectory.appendingPathComponent("cache-writer")
-        process.arguments = [
-            "write", "--backend", "disk", "--path", path, "--writer", "0", "--keys", "200", "--size-limit", "\(limit)",
-            "--remove-every", "7",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let exit = ProcessExit(of: process)
-        try ChildProcess.withSpawnLock { try process.run() }
+        let process = try SpawnedProcess(
+            HelperProcess.binDirectory.appendingPathComponent("cache-writer"),
+            [
+                "write", "--backend", "disk", "--path", path, "--writer", "0", "--keys", "200", "--size-limit",
+                "\(limit)", "--remove-every", "7",
+            ])
+        let exit = process.exit
         let acknowledgements = path + ".ack-0"
         try await waitUntil("the writer to acknowledge 600 stores") {
             let text = (try? String(contentsOfFile: acknowledgements, encoding: .utf8)) ?? ""

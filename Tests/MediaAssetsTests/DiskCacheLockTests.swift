@@ -99,7 +99,7 @@ private final class ChildHoldingDescriptor {
             posix_spawn_file_actions_adddup2(&actions, inputEnds[0], 0)
             posix_spawn_file_actions_adddup2(&actions, outputEnds[1], 1)
             posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
-            guard Self.closeFrom(4, &actions) == 0 else {
+            guard ChildProcess.addCloseFrom(4, &actions) == 0 else {
                 for end in ends { close(end) }
                 throw POSIXError(.ENOSYS)
             }
@@ -127,15 +127,6 @@ private final class ChildHoldingDescriptor {
         var count = -1
         repeat { count = read(output, &echoed, 1) } while count < 0 && errno == EINTR
         return count == 1 && echoed == 0x2A
-    }
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does
-    /// not import: closes every descriptor from `lowest` up in the child. Returns its result, or ENOSYS.
-    private static func closeFrom(_ lowest: Int32, _ actions: inout posix_spawn_file_actions_t) -> Int32 {
-        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        else { return ENOSYS }
-        return unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, lowest)
     }
 
     /// The descriptors open in the child, from `/proc/<pid>/fd`.

@@ -8,8 +8,8 @@ import Glibc
 /// Runs other programs from the tests (`redis-cli`, `chattr`, `mount`, `python3`, the package's helper
 /// executables) so that no wait on one can outlast it by much, nor block the cooperative pool for long.
 ///
-/// - Exits are observed through `Process.terminationHandler`, never `waitUntilExit()`, which spins the
-///   calling thread's run loop (a thread of the cooperative pool, in a test).
+/// - Programs start through ``SpawnedProcess`` (`posix_spawn`): Foundation's `Process.run()` can crash a test
+///   process with many descriptors open. Exits are observed by a waiting thread, never on the cooperative pool.
 /// - Every wait is bounded: past its timeout the program is killed and ``TimedOut`` names it.
 /// - Starts are serialised (``withSpawnLock(_:)``). On Linux, Foundation creates a program's pipes and its
 ///   exit-notification socket without close-on-exec, and closes the descriptors below the highest one it
@@ -45,26 +45,29 @@ public enum ChildProcess {
     /// Runs `executable` with `arguments` to its end, blocking the calling thread, and returns its status and
     /// output. For synchronous callers (a `defer`, a static `let`); async code uses the `async` overload.
     ///
-    /// - Throws: what `Process.run()` throws, or ``TimedOut`` after `timeout`.
+    /// - Throws: the spawn's `POSIXError`, or ``TimedOut`` after `timeout`.
     public static func run(
         _ executable: URL, _ arguments: [String], timeout: Duration = .seconds(120)
     ) throws -> Outcome {
         let deadline = DispatchTime.now() + .nanoseconds(Int(timeout / .nanoseconds(1)))
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let exit = ProcessExit(of: process)
-        let output = try withSpawnLock { () throws -> Pipe in
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            return output
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw POSIXError(.EIO) }
+        // Close-on-exec, so children that other tests start later do not keep the pipe open.
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let process: SpawnedProcess
+        do {
+            process = try SpawnedProcess(executable, arguments, output: ends[1], errorOutput: ends[1])
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
         }
+        close(ends[1])
+        let exit = process.exit
         // Read on another thread while waiting for the exit: a program that fills the pipe waits for a reader.
         let collected = Mutex(Data())
         let readToEnd = DispatchSemaphore(value: 0)
-        let reading = output.fileHandleForReading
+        let reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
         DispatchQueue.global().async {
             let data = reading.readDataToEndOfFile()
             collected.withLock { $0 = data }
@@ -80,7 +83,7 @@ public enum ChildProcess {
     /// Runs `executable` with `arguments` to its end on a thread outside the cooperative pool and returns its
     /// status and output.
     ///
-    /// - Throws: what `Process.run()` throws, or ``TimedOut`` after `timeout`.
+    /// - Throws: the spawn's `POSIXError`, or ``TimedOut`` after `timeout`.
     public static func run(
         _ executable: URL, _ arguments: [String], timeout: Duration = .seconds(120)
     ) async throws -> Outcome {
@@ -102,19 +105,24 @@ public enum ChildProcess {
     }
 }
 
-/// The exit of one `Process`, observed through its termination handler.
-///
-/// Create it before `run()`, so that a program exiting at once is not missed.
+/// The exit of a ``SpawnedProcess``: a thread of its own waits for it with `waitpid`, so no wait blocks the
+/// cooperative pool.
 public final class ProcessExit: Sendable {
     private let exited = DispatchSemaphore(value: 0)
     private let status = Mutex<Int32?>(nil)
 
-    /// Installs itself as the termination handler of `process`, which must not be running yet.
-    public init(of process: Process) {
-        process.terminationHandler = { [self] finished in
-            status.withLock { $0 = finished.terminationStatus }
+    /// Waits for the child `pid` on a thread of its own; the status is the exit code, or the signal's number
+    /// when a signal ended it (as `Process.terminationStatus` reports it).
+    init(pid: pid_t) {
+        let thread = Thread { [self] in
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
+            let signal = raw & 0x7F
+            status.withLock { $0 = signal == 0 ? (raw >> 8) & 0xFF : signal }
             exited.signal()
         }
+        thread.name = "waitpid \(pid)"
+        thread.start()
     }
 
     /// Whether the process has exited.

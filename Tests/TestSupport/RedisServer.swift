@@ -25,7 +25,7 @@ public final class RedisServer: Sendable {
     /// The server's directory (configuration, log, cluster state).
     public let directory: TemporaryDirectory
     private let configuration: URL
-    private let processes = Mutex<[(process: Process, exit: ProcessExit)]>([])
+    private let processes = Mutex<[SpawnedProcess]>([])
 
     /// The `redis://` address of the server.
     public var address: String { "redis://127.0.0.1:\(port)" }
@@ -74,25 +74,17 @@ public final class RedisServer: Sendable {
 
     /// Starts (or restarts, after `kill()`) the server on the same port and waits until it answers.
     public func launch() async throws {
-        let server = Process()
-        server.executableURL = ChildProcess.executable("redis-server")
-        server.arguments = [configuration.path]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        let serverExit = ProcessExit(of: server)
-        try ChildProcess.withSpawnLock { try server.run() }
-        let watchdog = Process()
-        watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
-        watchdog.arguments = [
-            "-c",
-            "while kill -0 \(getpid()) 2>/dev/null && kill -0 \(server.processIdentifier) 2>/dev/null; "
-                + "do sleep 1; done; kill -9 \(server.processIdentifier) 2>/dev/null",
-        ]
-        watchdog.standardOutput = FileHandle.nullDevice
-        watchdog.standardError = FileHandle.nullDevice
-        let watchdogExit = ProcessExit(of: watchdog)
-        try ChildProcess.withSpawnLock { try watchdog.run() }
-        processes.withLock { $0 = [(server, serverExit), (watchdog, watchdogExit)] }
+        guard let executable = ChildProcess.executable("redis-server") else { throw ServerExited(port: port) }
+        let server = try SpawnedProcess(executable, [configuration.path])
+        let serverExit = server.exit
+        let watchdog = try SpawnedProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c",
+                "while kill -0 \(getpid()) 2>/dev/null && kill -0 \(server.processIdentifier) 2>/dev/null; "
+                    + "do sleep 1; done; kill -9 \(server.processIdentifier) 2>/dev/null",
+            ])
+        processes.withLock { $0 = [server, watchdog] }
         let port = self.port
         // Pinged over a socket of this process: starting `redis-cli` for every try cost seconds per start
         // under TSan, and a start under the spawn lock waits for every other test's.
@@ -109,9 +101,9 @@ public final class RedisServer: Sendable {
             defer { processes = [] }
             return processes
         }
-        for (process, exit) in running where !exit.hasExited {
+        for process in running where !process.exit.hasExited {
             Glibc.kill(process.processIdentifier, SIGKILL)
-            _ = exit.wait(until: .now() + .seconds(30))
+            _ = process.exit.wait(until: .now() + .seconds(30))
         }
     }
 

@@ -18,15 +18,13 @@ import Glibc
 )
 struct DownloadCrashTests {
     /// Starts `video-example` downloading `url` into `directory`; output goes nowhere (no pipe to fill).
-    private static func startDownload(_ url: URL, into directory: URL, cache: URL) throws -> (Process, ProcessExit) {
-        let process = Process()
-        process.executableURL = HelperProcess.binDirectory.appendingPathComponent("video-example")
-        process.arguments = [url.absoluteString, "--download", directory.path, "--cache", cache.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let exit = ProcessExit(of: process)
-        try ChildProcess.withSpawnLock { try process.run() }
-        return (process, exit)
+    private static func startDownload(_ url: URL, into directory: URL, cache: URL) throws -> (
+        SpawnedProcess, ProcessExit
+    ) {
+        let process = try SpawnedProcess(
+            HelperProcess.binDirectory.appendingPathComponent("video-example"),
+            [url.absoluteString, "--download", directory.path, "--cache", cache.path])
+        return (process, process.exit)
     }
 
     /// Waits for the exit off the cooperative pool; returns the status.
