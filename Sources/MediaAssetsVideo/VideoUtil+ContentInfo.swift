@@ -101,7 +101,7 @@ extension VideoUtil {
     private func probe(_ asset: AssetRequest, key: CacheKey) async throws -> VideoContentInfo {
         let head = 0..<configuration.chunkSize
         let url = asset.url
-        let response = try await send(rangeRequest(asset, bytes: head, info: nil), url: url, range: head)
+        let response = try await send(rangeRequest(asset, bytes: head, info: nil))
         do {
             return try await learn(from: response, key: key, url: url, head: head)
         } catch {
@@ -127,7 +127,7 @@ extension VideoUtil {
         case 200:
             guard let length = response.head.contentLength else {
                 // A body of unknown length (chunked) must arrive whole to tell the length.
-                let body = try await collect(response.body, url: url, range: head)
+                let body = try await collect(response.body)
                 let info = Self.info(of: response.head, length: body.count)
                 let resource = await adopt(info, key: key)
                 if resource.isCacheable { await storeWhole(body, key: key, info: info) }
@@ -166,7 +166,7 @@ extension VideoUtil {
         return info
     }
 
-    private func collect(_ body: ResponseBody, url: URL, range: Range<Int>) async throws -> Data {
+    private func collect(_ body: ResponseBody) async throws -> Data {
         let data = try await body.collect()
         state.withLock { $0.statistics.bytesFetched += data.count }
         return data

@@ -52,7 +52,7 @@ extension VideoUtil {
     private func transfer(_ fetch: RangeFetch, asset: AssetRequest, bytes: Range<Int>) async throws {
         let url = asset.url
         let info = fetch.info
-        let response = try await send(rangeRequest(asset, bytes: bytes, info: info), url: url, range: bytes)
+        let response = try await send(rangeRequest(asset, bytes: bytes, info: info))
         let head = response.head
         // A body that will not be read is cancelled at once, not left to arrive for nobody.
         let changed: Bool
@@ -221,7 +221,7 @@ extension VideoUtil {
 
     /// Sends `request` through the manager, returning at the response head; a failure is the manager's
     /// `AssetsError`, as from every util.
-    func send(_ request: URLRequest, url: URL, range: Range<Int>) async throws -> StreamedResponse {
+    func send(_ request: URLRequest) async throws -> StreamedResponse {
         state.withLock { $0.statistics.rangeRequests += 1 }
         return try await manager.stream(request)
     }

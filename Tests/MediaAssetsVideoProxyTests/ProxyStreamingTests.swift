@@ -164,24 +164,11 @@ struct ProxyMemoryTests {
         defer { environment.tearDown() }
         let source = testBytes(count: 160 << 20, seed: 75)
         let url = environment.serve("/large.mp4", source, contentType: "video/mp4")
-        var ends: [Int32] = [0, 0]
-        try #require(pipe(&ends) == 0)
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let process: SpawnedProcess
-        do {
-            process = try SpawnedProcess(
-                HelperProcess.binDirectory.appendingPathComponent("video-example"),
-                [url.absoluteString, "--proxy", "--cache", environment.directory.appending("proxy-cache").path],
-                output: ends[1])
-        } catch {
-            close(ends[0])
-            close(ends[1])
-            throw error
-        }
-        close(ends[1])
+        let (process, reading) = try SpawnedProcess.readingOutput(
+            HelperProcess.binDirectory.appendingPathComponent("video-example"),
+            [url.absoluteString, "--proxy", "--cache", environment.directory.appending("proxy-cache").path])
         let exit = process.exit
         defer { if !exit.hasExited { kill(process.processIdentifier, SIGKILL) } }
-        let reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
         let line = try await offPool { () -> String in
             var bytes: [UInt8] = []
             while let byte = try reading.read(upToCount: 1)?.first, byte != 10 { bytes.append(byte) }

@@ -50,24 +50,11 @@ public enum ChildProcess {
         _ executable: URL, _ arguments: [String], timeout: Duration = .seconds(120)
     ) throws -> Outcome {
         let deadline = DispatchTime.now() + .nanoseconds(Int(timeout / .nanoseconds(1)))
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw POSIXError(.EIO) }
-        // Close-on-exec, so children that other tests start later do not keep the pipe open.
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let process: SpawnedProcess
-        do {
-            process = try SpawnedProcess(executable, arguments, output: ends[1], errorOutput: ends[1])
-        } catch {
-            close(ends[0])
-            close(ends[1])
-            throw error
-        }
-        close(ends[1])
+        let (process, reading) = try SpawnedProcess.readingOutput(executable, arguments, includingErrors: true)
         let exit = process.exit
         // Read on another thread while waiting for the exit: a program that fills the pipe waits for a reader.
         let collected = Mutex(Data())
         let readToEnd = DispatchSemaphore(value: 0)
-        let reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
         DispatchQueue.global().async {
             let data = reading.readDataToEndOfFile()
             collected.withLock { $0 = data }

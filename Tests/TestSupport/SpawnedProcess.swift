@@ -48,6 +48,28 @@ public final class SpawnedProcess: Sendable {
     }
 }
 
+extension SpawnedProcess {
+    /// Starts `executable` with its standard output (and its standard error too, when `includingErrors`) going into
+    /// a pipe, and returns the pipe's reading end, closed when the handle is released.
+    public static func readingOutput(
+        _ executable: URL, _ arguments: [String], includingErrors: Bool = false
+    ) throws -> (process: SpawnedProcess, output: FileHandle) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw POSIXError(.EIO) }
+        // Close-on-exec, so children that other tests start later do not keep the pipe open.
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { close(ends[1]) }
+        do {
+            let process = try SpawnedProcess(
+                executable, arguments, output: ends[1], errorOutput: includingErrors ? ends[1] : nil)
+            return (process, FileHandle(fileDescriptor: ends[0], closeOnDealloc: true))
+        } catch {
+            close(ends[0])
+            throw error
+        }
+    }
+}
+
 extension ChildProcess {
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does
     /// not import: closes every descriptor from `lowest` up in the child. Returns its result, or ENOSYS.

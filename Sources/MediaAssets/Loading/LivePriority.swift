@@ -140,7 +140,11 @@ public final class LivePriority: Sendable {
     static func matching(_ taskPriority: TaskPriority?) -> AssetRequest.Priority {
         guard let taskPriority else { return .normal }
         // The inverse of `AssetRequest.Priority.taskPriority`: each level from its task priority up.
-        return AssetRequest.Priority.allCases.last { $0.taskPriority <= taskPriority } ?? .veryLow
+        if taskPriority >= AssetRequest.Priority.userInteractive { return .veryHigh }
+        if taskPriority >= .high { return .high }
+        if taskPriority >= .medium { return .normal }
+        if taskPriority >= .low { return .low }
+        return .veryLow
     }
 }
 

@@ -112,25 +112,33 @@ enum Socket {
     /// element: 64 Ki witness calls per read, which across a hundred server threads under ThreadSanitizer held
     /// both cores for minutes.
     static func receive(_ fd: Int32, appendingTo buffer: inout [UInt8], limit: Int) -> Transfer {
-        let wanted = max(1, limit)
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: wanted) { scratch in
-            while true {
-                let received = recv(fd, scratch.baseAddress!, wanted, Int32(MSG_DONTWAIT))
-                if received > 0 {
-                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<received]))
-                    return .moved(received)
-                }
-                if received < 0, errno == EINTR { continue }
-                if received < 0, errno == EAGAIN || errno == EWOULDBLOCK { return .wouldBlock }
-                return .closed
+        withScratch(limit) { scratch in
+            let transfer = receive(fd, into: scratch)
+            if case .moved(let count) = transfer {
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<count]))
             }
+            return transfer
         }
     }
 
     /// Reads and drops what is available (at most `limit` bytes); `.closed` at the end of the stream.
     static func discard(_ fd: Int32, limit: Int) -> Transfer {
-        var scratch = [UInt8]()
-        scratch.reserveCapacity(limit)
-        return receive(fd, appendingTo: &scratch, limit: limit)
+        withScratch(limit) { receive(fd, into: $0) }
+    }
+
+    /// Runs `body` with at least 1 and at most `limit` bytes of scratch memory.
+    private static func withScratch(_ limit: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Transfer) -> Transfer {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, limit), body)
+    }
+
+    /// One non-blocking `recv` into `scratch`, retried on EINTR.
+    private static func receive(_ fd: Int32, into scratch: UnsafeMutableBufferPointer<UInt8>) -> Transfer {
+        while true {
+            let received = recv(fd, scratch.baseAddress!, scratch.count, Int32(MSG_DONTWAIT))
+            if received > 0 { return .moved(received) }
+            if received < 0, errno == EINTR { continue }
+            if received < 0, errno == EAGAIN || errno == EWOULDBLOCK { return .wouldBlock }
+            return .closed
+        }
     }
 }

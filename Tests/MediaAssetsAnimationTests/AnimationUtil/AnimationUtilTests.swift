@@ -119,4 +119,21 @@ struct AnimationUtilTests {
         #expect(environment.util.statistics.parses == 1)
         #expect(environment.util.statistics.memoryHits == 1)
     }
+
+    @Test func aBrokenArchiveIsATypedErrorNamingItsURLAndKey() async throws {
+        // Given bytes that are not a zip archive
+        let environment = try AnimationEnvironment()
+        defer { environment.tearDown() }
+        environment.origin.register("/broken.lottie", data: Data("not a zip".utf8), contentType: "application/zip")
+        let url = environment.origin.url(for: "/broken.lottie")
+        let key = environment.manager.cacheKey(for: AssetRequest(url: url))
+
+        // When / Then: the reader's error, with the URL and key, and nothing stored
+        let error = await #expect(throws: AnimationUtilError.self) { try await environment.util.dotLottie(for: url) }
+        guard case .undecodableArchive(url, key, _)? = error else {
+            Issue.record("unexpected error \(String(describing: error))")
+            return
+        }
+        #expect(try await environment.manager.readData(forKey: key, storageType: .disk) == nil)
+    }
 }
