@@ -26,18 +26,45 @@ struct ThreadRecordingDecoder: AssetDecoding {
 /// Upper-cases text, recording its thread; while `gate` is closed, each call blocks its thread (bounded).
 struct BlockingUppercased: AssetProcessing {
     let threads: ThreadNames
-    var gate: DispatchSemaphore?
+    var gate: StepGate?
     var identifier: String { "blocking-uppercased" }
 
     func process(_ text: String) throws -> String {
         threads.record()
         if let gate {
             threads.blocked.add()
-            _ = gate.wait(timeout: .now() + 30)
+            gate.wait()
             threads.released.add()
         }
         return text.uppercased()
     }
+}
+
+/// A gate that `width` blocking steps wait at until the test opens it. A step gives up 30 s after the last of
+/// them arrived, so a regression that starves the test's own task fails it rather than hanging it. The 30 s start
+/// only once all have arrived: steps that reach the gate slowly (a loaded machine, a sanitizer, the executor's
+/// threads at nice 10) do not use up the time the test has to check what runs while they block.
+final class StepGate: Sendable {
+    let width: Int
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let lastArrival = Mutex<(arrived: Int, at: ContinuousClock.Instant?)>((0, nil))
+
+    init(width: Int) { self.width = width }
+
+    /// Blocks until the gate opens, or 30 s after the last of `width` steps arrived.
+    func wait() {
+        lastArrival.withLock { state in
+            state.arrived += 1
+            if state.arrived == width { state.at = .now }
+        }
+        while semaphore.wait(timeout: .now() + 0.5) == .timedOut {
+            guard let allArrived = lastArrival.withLock({ $0.at }) else { continue }
+            if ContinuousClock.now - allArrived > .seconds(30) { return }
+        }
+    }
+
+    /// Lets every step through.
+    func open() { for _ in 0..<width { semaphore.signal() } }
 }
 
 /// How many run at once, and the most that did.
@@ -157,8 +184,8 @@ struct ExecutorTests {
         let manager = try AssetsManager.forTesting(
             directory: directory, stageLimits: .init(processes: width), executor: .threads(width))
         let threads = ThreadNames()
-        let gate = DispatchSemaphore(value: 0)
-        defer { for _ in 0..<width { gate.signal() } }
+        let gate = StepGate(width: width)
+        defer { gate.open() }
         let pipeline = AssetPipeline(manager: manager, decoder: ThreadRecordingDecoder(threads: threads))
         let asks = Task {
             try await withThrowingTaskGroup(of: String.self) { group in
@@ -190,7 +217,7 @@ struct ExecutorTests {
         // the steps' 30 s timeouts)
         #expect(heartbeat == 5)
         #expect(threads.released.value == 0)
-        for _ in 0..<width { gate.signal() }
+        gate.open()
         #expect(try await asks.value.count == width)
     }
 
