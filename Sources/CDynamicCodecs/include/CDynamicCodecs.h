@@ -2,7 +2,8 @@
 // libwebpdemux.so.2, libgif.so.7 and libheif.so.1. Their -dev packages (headers) are not installed on a user's
 // machine, so the signatures and struct layouts are restated here, copied from and checked against the headers
 // of the Debian 12 packages: libwebp 1.2.4 (decoder ABI 0x0209, demux ABI 0x0107), giflib 5.2.1, libheif 1.15.1.
-// Only function pointer types are declared: nothing here is linked, so the package builds without the libraries.
+// Only function pointer types are declared for them: nothing of theirs is linked, so the package builds without
+// the libraries. One helper of the C library's (ma_memory_file) is defined in CDynamicCodecs.c.
 // Every type carries the `ma_` prefix so it never clashes with the real headers if they are installed.
 #ifndef CDYNAMICCODECS_H
 #define CDYNAMICCODECS_H
@@ -288,6 +289,15 @@ typedef ma_heif_error (*ma_heif_encoder_set_parameter_string_fn)(void *, const c
 typedef int (*ma_heif_image_get_width_fn)(const void *, int);
 typedef const uint8_t *(*ma_heif_image_get_plane_readonly_fn)(const void *, int, int *);
 typedef void (*ma_heif_image_release_fn)(const void *);
+/// heif_context_debug_dump_boxes_to_file(context, fd): libheif's own reading of the boxes, as text, written to fd.
+typedef void (*ma_heif_context_dump_boxes_fn)(void *, int);
+/// heif_context_set_maximum_image_size_limit(context, limit): a derived (grid or overlay) image whose width or
+/// height is at least `limit` is refused before its pixels are allocated.
+typedef void (*ma_heif_context_set_size_limit_fn)(void *, int);
+
+/// A file in memory (memfd_create with MFD_CLOEXEC) for libheif to write a dump into: -1 with errno on failure.
+/// Glibc declares memfd_create only under _GNU_SOURCE, which Swift's Glibc module does not import.
+int ma_memory_file(const char *name);
 
 /// The encoder: AVIF output (AVIFEncoder), and the HEIC and AVIF fixtures of tests and benchmarks.
 typedef struct {

@@ -49,7 +49,7 @@ public struct HEIFDecoder: ImageDecoding {
         let library = try loaded(format)
         if let reason = HEIFBrands.truncation(of: data) { throw ImageError.truncated(format: format, reason: reason) }
         let session = HEIFSession(library: library, format: format)
-        return try session.withPrimaryImage(data) { handle in
+        return try session.withPrimaryImage(data, maxPixelCount: options.maxPixelCount) { handle in
             let header = header(library, handle, format)
             try ImageDecoder.checkPixelLimit(of: header, options: options)
             if options.targetSize != nil, let thumbnail = try session.thumbnail(of: handle, covering: options) {

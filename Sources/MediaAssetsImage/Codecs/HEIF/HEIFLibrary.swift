@@ -23,6 +23,10 @@ package final class HEIFLibrary: DynamicLibraryBinding {
     let imageHeight: ma_heif_image_get_width_fn
     let imagePlane: ma_heif_image_get_plane_readonly_fn
     let imageRelease: ma_heif_image_release_fn
+    /// libheif's own reading of a file's boxes as text (every 1.x has it), for `HEIFDerivations`.
+    let dumpBoxes: ma_heif_context_dump_boxes_fn
+    /// The bound on a derived image's width and height (libheif ≥ 1.6), or `nil` before 1.6.
+    let setSizeLimit: ma_heif_context_set_size_limit_fn?
     /// The loaded library, for tests that also encode HEIC and AVIF through libheif.
     package let library: DynamicLibrary
 
@@ -66,5 +70,7 @@ package final class HEIFLibrary: DynamicLibraryBinding {
         imageHeight = try library.function("heif_image_get_height")
         imagePlane = try library.function("heif_image_get_plane_readonly")
         imageRelease = try library.function("heif_image_release")
+        dumpBoxes = try library.function("heif_context_debug_dump_boxes_to_file")
+        setSizeLimit = try? library.function("heif_context_set_maximum_image_size_limit")
     }
 }
