@@ -4,8 +4,10 @@ extension AssetPipeline {
     /// Returns the bytes of `request`'s variant by `processor` as stored — what a service sends — with their
     /// content type and a strong validator (`metadata.etag`, an ``EntityTag``).
     ///
-    /// A stored variant that the request's cache policy accepts is read from the byte tiers (or the staged
-    /// writes) and returned as it is: nothing is decoded. Otherwise the variant is made as
+    /// A stored variant that the request's cache policy accepts is read from the memory tier of a tiered
+    /// storage type (`Configuration.encodedVariantsInMemory`), else from the staged writes or the byte tiers,
+    /// and returned as it is: nothing is decoded. Bytes read from the byte tiers or made are kept in the memory
+    /// tier for the next ask. Otherwise the variant is made as
     /// `value(for:processor:options:storageType:priority:progress:receivesBodyPieces:)` makes it (one flight
     /// with the asks for its value) and its bytes returned; a value found in memory alone (a memory-only
     /// storage type, or bytes evicted from the byte tiers) is encoded again on the manager's executor, and
@@ -20,16 +22,19 @@ extension AssetPipeline {
         let route = try manager.route(for: storageType)
         let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
         let policy = request.cachePolicy
-        if policy == .useCache || policy == .cacheOnly, !route.isMemoryOnly,
-            let entry = try await manager.storedEntry(forKey: variantKey, route: route, bytesOnly: true),
-            !entry.data.isEmpty, policy.accepts(entry, at: manager.configuration.now())
-        {
-            counters.withLock { $0.encodedHits += 1 }
-            var metadata = entry.metadata
-            // Variants stored before validators were kept get theirs now.
-            if metadata.etag == nil { metadata.etag = EntityTag.strong(hashing: entry.data).description }
-            let bytes = EncodedVariant(data: entry.data, contentType: metadata.contentType)
-            return AssetResult(value: bytes, source: .storage, metadata: metadata)
+        if policy == .useCache || policy == .cacheOnly, !route.isMemoryOnly {
+            let now = manager.configuration.now()
+            if let memory = route.memory, let entry = memory.cachedEntry(forKey: variantKey), !entry.data.isEmpty,
+                policy.accepts(entry, at: now)
+            {
+                return encodedHit(entry)
+            }
+            if let entry = try await manager.storedEntry(forKey: variantKey, route: route, bytesOnly: true),
+                !entry.data.isEmpty, policy.accepts(entry, at: now)
+            {
+                keepEncoded(entry.data, metadata: entry.metadata, forKey: variantKey, route: route)
+                return encodedHit(entry)
+            }
         }
         let made = try await value(
             for: request, processor: processor, options: options, storageType: storageType, priority: priority)
@@ -37,6 +42,7 @@ extension AssetPipeline {
             var metadata = made.metadata
             if metadata.etag == nil { metadata.etag = EntityTag.strong(hashing: encoded.data).description }
             metadata.contentType = encoded.contentType
+            keepEncoded(encoded.data, metadata: metadata, forKey: variantKey, route: route)
             return AssetResult(value: encoded, source: made.source, metadata: metadata)
         }
         let encoded = try await manager.processLimiter.run(priority: priority) {
@@ -52,7 +58,28 @@ extension AssetPipeline {
         if !route.isMemoryOnly {
             let entry = CacheEntry(data: encoded.data, metadata: metadata)
             try await manager.stage(entry, forKey: variantKey, route: route, bytesOnly: true)
+            keepEncoded(encoded.data, metadata: metadata, forKey: variantKey, route: route)
         }
         return AssetResult(value: encoded, source: made.source, metadata: metadata)
+    }
+
+    /// A hit on stored bytes, counted, with a validator for variants stored before validators were kept.
+    private func encodedHit(_ entry: CacheEntry) -> AssetResult<EncodedVariant> {
+        counters.withLock { $0.encodedHits += 1 }
+        var metadata = entry.metadata
+        if metadata.etag == nil { metadata.etag = EntityTag.strong(hashing: entry.data).description }
+        return AssetResult(
+            value: EncodedVariant(data: entry.data, contentType: metadata.contentType), source: .storage,
+            metadata: metadata)
+    }
+
+    /// Keeps `data` in the memory tier of a tiered `route` under `key`, beside the decoded variant memory
+    /// already holds there (which `value(for:…)` answers from), when it is at most
+    /// `Configuration.encodedVariantsInMemory` bytes.
+    private func keepEncoded(_ data: Data, metadata: CacheMetadata, forKey key: CacheKey, route: StorageRoute) {
+        guard !route.isMemoryOnly, let memory = route.memory, data.count <= configuration.encodedVariantsInMemory
+        else { return }
+        let decoded = memory.cachedEntry(forKey: key)?.decoded
+        memory.insert(CacheEntry(data: data, metadata: metadata, decoded: decoded), forKey: key)
     }
 }

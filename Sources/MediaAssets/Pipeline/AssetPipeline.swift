@@ -33,9 +33,16 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         /// `.always`, so other variants of the same asset need no decode.
         public var decodedOriginals: DecodedOriginalPolicy
 
+        /// The largest encoded variant, in bytes, that `encodedVariant(for:processor:options:storageType:priority:)`
+        /// also keeps in the memory tier of a tiered storage type (`.hybrid(t)`), beside the decoded variant
+        /// under the same key, so that a service's next ask for it reads no file. Default 64 KiB (an avatar is
+        /// a few KiB); 0 keeps none. The memory tier charges those bytes against its partition.
+        public var encodedVariantsInMemory: Int
+
         /// Creates a configuration.
-        public init(decodedOriginals: DecodedOriginalPolicy = .always) {
+        public init(decodedOriginals: DecodedOriginalPolicy = .always, encodedVariantsInMemory: Int = 64 << 10) {
             self.decodedOriginals = decodedOriginals
+            self.encodedVariantsInMemory = max(0, encodedVariantsInMemory)
         }
     }
 

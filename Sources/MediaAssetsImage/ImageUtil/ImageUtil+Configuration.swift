@@ -30,15 +30,22 @@ extension ImageUtil {
         /// under both. Choose `.always` when one image is shown at once in several styles of the same shape.
         public var decodedOriginals: DecodedOriginalPolicy
 
+        /// The largest encoded variant, in bytes, that `encodedImage(for:style:format:storageType:)` also keeps
+        /// in the memory tier of `.hybrid(t)`, so that a service's next ask for it reads no file. Default
+        /// 64 KiB; 0 keeps none. The bytes are charged to the image partition beside the variant's bitmap.
+        public var encodedVariantsInMemory: Int
+
         /// Creates a configuration: 100-megapixel limit, PNG for transparent variants and JPEG at quality 85
-        /// otherwise, PNG level 1, everything in `.hybrid(.image)`, decoded originals kept only when shown.
+        /// otherwise, PNG level 1, everything in `.hybrid(.image)`, decoded originals kept only when shown,
+        /// encoded variants up to 64 KiB kept in memory when asked for as bytes.
         public init(
             decodingOptions: ImageDecodingOptions = ImageDecodingOptions(),
             variantFormat: VariantFormat = .automatic(jpegQuality: 85),
             pngCompressionLevel: Int = 1,
             storageType: StorageType = .hybrid(.image),
             codecs: ImageCodecRegistry = .standard,
-            decodedOriginals: DecodedOriginalPolicy = .whenAskedUnprocessed
+            decodedOriginals: DecodedOriginalPolicy = .whenAskedUnprocessed,
+            encodedVariantsInMemory: Int = 64 << 10
         ) {
             self.decodingOptions = decodingOptions
             self.variantFormat = variantFormat
@@ -46,6 +53,7 @@ extension ImageUtil {
             self.storageType = storageType
             self.codecs = codecs
             self.decodedOriginals = decodedOriginals
+            self.encodedVariantsInMemory = encodedVariantsInMemory
         }
     }
 

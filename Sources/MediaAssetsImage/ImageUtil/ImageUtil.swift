@@ -47,7 +47,10 @@ public final class ImageUtil: Sendable {
         let decoder = ImageAssetDecoder(configuration: configuration)
         self.renderer = decoder.renderer
         self.pipeline = AssetPipeline(
-            manager: manager, decoder: decoder, configuration: .init(decodedOriginals: configuration.decodedOriginals)
+            manager: manager, decoder: decoder,
+            configuration: .init(
+                decodedOriginals: configuration.decodedOriginals,
+                encodedVariantsInMemory: configuration.encodedVariantsInMemory)
         )
         self.animationPipeline = AssetPipeline(
             manager: manager, decoder: AnimatedImageDecoder(configuration: configuration)

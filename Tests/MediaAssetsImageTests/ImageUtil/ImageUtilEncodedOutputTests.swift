@@ -155,4 +155,54 @@ struct ImageUtilEncodedOutputTests {
         #expect(decoded[0, 0].alpha <= 8, "the circle's corners stay transparent (AV1 codes alpha lossily)")
         #expect(decoded[48, 48].alpha >= 247)
     }
+
+    @Test("through .hybrid the next asks for the bytes read memory, not the file, and the bitmap stays beside them")
+    func encodedBytesAreKeptInMemory() async throws {
+        // Given a circle made once as bytes, its write on disk
+        let harness = try ImageUtilHarness()
+        defer { harness.tearDown() }
+        let request = AssetRequest(url: harness.serve("/kept.jpg", try ImageUtilFixtures.gradientJPEG()))
+        let made = try await harness.util.encodedImage(for: request, style: ImageUtilFixtures.circle)
+        await harness.manager.waitForPendingWrites()
+        let disk = try #require(try harness.manager.backend(for: .disk) as? DiskCache)
+        let fileReads = await disk.statistics().hits
+
+        // When it is asked for as bytes twice more, then as an image
+        let second = try await harness.util.encodedImage(for: request, style: ImageUtilFixtures.circle)
+        let third = try await harness.util.encodedImage(for: request, style: ImageUtilFixtures.circle)
+        let renders = harness.util.statistics.renders
+        let shown = try await harness.util.imageResult(for: request, style: ImageUtilFixtures.circle)
+
+        // Then the bytes came from memory (no file read), and the image from the bitmap memory kept beside them
+        #expect(second.data == made.data && third.data == made.data && third.source == .storage)
+        #expect(await disk.statistics().hits == fileReads)
+        #expect(harness.util.pipeline.statistics.encodedHits == 2)
+        #expect(shown.source == .memory && harness.util.statistics.renders == renders)
+    }
+
+    @Test("with encodedVariantsInMemory 0 every ask reads the file; a reopened cache reads it once, then memory")
+    func encodedBytesInMemoryAreBounded() async throws {
+        // Given a util that keeps no encoded bytes in memory, and a circle it made and stored
+        let harness = try ImageUtilHarness(configuration: .init(encodedVariantsInMemory: 0))
+        defer { harness.tearDown() }
+        let request = AssetRequest(url: harness.serve("/unkept.jpg", try ImageUtilFixtures.gradientJPEG()))
+        _ = try await harness.util.encodedImage(for: request, style: ImageUtilFixtures.circle)
+        await harness.manager.waitForPendingWrites()
+        let disk = try #require(try harness.manager.backend(for: .disk) as? DiskCache)
+        let before = await disk.statistics().hits
+
+        // When it is asked for twice
+        for _ in 0..<2 { _ = try await harness.util.encodedImage(for: request, style: ImageUtilFixtures.circle) }
+
+        // Then each ask read the file
+        #expect(await disk.statistics().hits == before + 2)
+
+        // And after a restart with the default, the first ask reads the file and promotes it, the next does not
+        let reopened = try await harness.reopened()
+        let util = ImageUtil(manager: reopened.manager)
+        let reopenedDisk = try #require(try reopened.manager.backend(for: .disk) as? DiskCache)
+        for _ in 0..<3 { _ = try await util.encodedImage(for: request, style: ImageUtilFixtures.circle) }
+        #expect(await reopenedDisk.statistics().hits == 1)
+        #expect(util.pipeline.statistics.encodedHits == 3)
+    }
 }
