@@ -39,10 +39,20 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         /// a few KiB); 0 keeps none. The memory tier charges those bytes against its partition.
         public var encodedVariantsInMemory: Int
 
+        /// How many asks that memory did not answer run at once in this pipeline (joining or starting flights);
+        /// the others wait, in live-priority order, before they enter it. A waiting ask holds only its caller's
+        /// frames: in a burst of 10,000 asks, the frames of the pipeline's call chain (a few KiB an ask) are
+        /// held by this many. Default 256, far more than a screen of rows or a service's cores keep busy.
+        public var activeAsks: Int
+
         /// Creates a configuration.
-        public init(decodedOriginals: DecodedOriginalPolicy = .always, encodedVariantsInMemory: Int = 64 << 10) {
+        public init(
+            decodedOriginals: DecodedOriginalPolicy = .always, encodedVariantsInMemory: Int = 64 << 10,
+            activeAsks: Int = 256
+        ) {
             self.decodedOriginals = decodedOriginals
             self.encodedVariantsInMemory = max(0, encodedVariantsInMemory)
+            self.activeAsks = max(1, activeAsks)
         }
     }
 
@@ -53,6 +63,8 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     /// The configuration.
     public let configuration: Configuration
 
+    /// Admits the asks memory did not answer, `Configuration.activeAsks` at a time.
+    let askLimiter: WorkLimiter
     let variantFlights = RequestPool<VariantFlightKey, AssetResult<Value>>()
     let decodeFlights = RequestPool<DecodeFlightKey, AssetResult<Value>>()
     /// The decode options under way per original, so that an ask joins a decode that satisfies it.
@@ -68,6 +80,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         self.manager = manager
         self.decoder = decoder
         self.configuration = configuration
+        self.askLimiter = WorkLimiter(limit: configuration.activeAsks)
         self.decodedIdentifier = "decoded(" + decoder.identifier + ")"
     }
 
@@ -139,16 +152,18 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     ) async throws -> AssetResult<Value> {
         if let hit = cachedValue(for: request, options: options, storageType: storageType) { return hit }
         do {
-            let route = try manager.route(for: storageType)
-            let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
-            let result = try await LivePriority.withAskPriority(priority, request: request) {
-                try await decoded(request, options: options, route: route, tracking: tracking)
+            return try await admitted(request, priority: priority) {
+                let route = try manager.route(for: storageType)
+                let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
+                let result = try await LivePriority.withAskPriority(priority, request: request) {
+                    try await decoded(request, options: options, route: route, tracking: tracking)
+                }
+                if configuration.decodedOriginals == .whenAskedUnprocessed, result.source != .memory {
+                    let key = decodedKey(manager.cacheKey(for: request))
+                    keep(result.value, options: options, metadata: result.metadata, forKey: key, route: route)
+                }
+                return result
             }
-            if configuration.decodedOriginals == .whenAskedUnprocessed, result.source != .memory {
-                let key = decodedKey(manager.cacheKey(for: request))
-                keep(result.value, options: options, metadata: result.metadata, forKey: key, route: route)
-            }
-            return result
         } catch {
             countFailure(error)
             throw error
@@ -168,17 +183,19 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     ) async throws -> AssetResult<Value> {
         if let hit = cachedValue(for: request, processor: processor, storageType: storageType) { return hit }
         do {
-            let route = try manager.route(for: storageType)
-            let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
-            let flightKey = VariantFlightKey(
-                variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
-            )
-            let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
-            return try await LivePriority.withAskPriority(priority, request: request) {
-                try await variantFlights.value(for: flightKey, progress: progress) { [self] report in
-                    try await processFlight(
-                        request, processor: processor, options: options, variantKey: variantKey, route: route,
-                        tracking: tracking.forwarding(to: report))
+            return try await admitted(request, priority: priority) {
+                let route = try manager.route(for: storageType)
+                let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
+                let flightKey = VariantFlightKey(
+                    variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
+                )
+                let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
+                return try await LivePriority.withAskPriority(priority, request: request) {
+                    try await variantFlights.value(for: flightKey, progress: progress) { [self] report in
+                        try await processFlight(
+                            request, processor: processor, options: options, variantKey: variantKey, route: route,
+                            tracking: tracking.forwarding(to: report))
+                    }
                 }
             }
         } catch {
@@ -186,6 +203,18 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
             throw error
         }
     }
+
+    /// Runs an ask that memory did not answer once fewer than `Configuration.activeAsks` run, ranked by
+    /// `priority`, else the current ask's, else the request's own; it waits holding no frame of the pipeline.
+    private func admitted<T: Sendable>(
+        _ request: AssetRequest, priority: LivePriority?, _ operation: () async throws -> T
+    ) async throws -> T {
+        let rank = priority ?? LivePriority.current ?? LivePriority(request.priority)
+        return try await askLimiter.run(priority: rank, operation)
+    }
+
+    /// Asks that memory did not answer and that wait for one of the `Configuration.activeAsks` places.
+    public var waitingAskCount: Int { askLimiter.waitingCount }
 
     /// A snapshot of the counters.
     public var statistics: PipelineStatistics {

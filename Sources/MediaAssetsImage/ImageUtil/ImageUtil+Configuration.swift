@@ -35,6 +35,11 @@ extension ImageUtil {
         /// 64 KiB; 0 keeps none. The bytes are charged to the image partition beside the variant's bitmap.
         public var encodedVariantsInMemory: Int
 
+        /// How many image asks that memory did not answer run at once (joining or starting downloads, decodes
+        /// and renders); the others wait by live priority, holding only their callers' frames, so a burst's
+        /// memory does not grow with the asks' call chains. Default 256.
+        public var activeAsks: Int
+
         /// Creates a configuration: 100-megapixel limit, PNG for transparent variants and JPEG at quality 85
         /// otherwise, PNG level 1, everything in `.hybrid(.image)`, decoded originals kept only when shown,
         /// encoded variants up to 64 KiB kept in memory when asked for as bytes.
@@ -45,7 +50,8 @@ extension ImageUtil {
             storageType: StorageType = .hybrid(.image),
             codecs: ImageCodecRegistry = .standard,
             decodedOriginals: DecodedOriginalPolicy = .whenAskedUnprocessed,
-            encodedVariantsInMemory: Int = 64 << 10
+            encodedVariantsInMemory: Int = 64 << 10,
+            activeAsks: Int = 256
         ) {
             self.decodingOptions = decodingOptions
             self.variantFormat = variantFormat
@@ -54,6 +60,7 @@ extension ImageUtil {
             self.codecs = codecs
             self.decodedOriginals = decodedOriginals
             self.encodedVariantsInMemory = encodedVariantsInMemory
+            self.activeAsks = activeAsks
         }
     }
 

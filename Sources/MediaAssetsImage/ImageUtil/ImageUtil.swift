@@ -50,7 +50,7 @@ public final class ImageUtil: Sendable {
             manager: manager, decoder: decoder,
             configuration: .init(
                 decodedOriginals: configuration.decodedOriginals,
-                encodedVariantsInMemory: configuration.encodedVariantsInMemory)
+                encodedVariantsInMemory: configuration.encodedVariantsInMemory, activeAsks: configuration.activeAsks)
         )
         self.animationPipeline = AssetPipeline(
             manager: manager, decoder: AnimatedImageDecoder(configuration: configuration)
