@@ -89,6 +89,39 @@ struct ActiveAsksTests {
     }
 }
 
+extension ActiveAsksTests {
+    @Test("an ask that waited outside finds in memory the variant the ask ahead of it made")
+    func aWaitingAskFindsTheVariantInMemory() async throws {
+        // Given a pipeline that admits one ask, and an ask making a variant from a gated download
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let url = environment.serve("/made.txt", Data("made".utf8), behavior: .init(gated: true))
+        let pipeline = AssetPipeline(
+            manager: environment.manager, decoder: TextDecoder(), configuration: .init(activeAsks: 1))
+        let request = AssetRequest(url: url)
+        let first = Task {
+            try await pipeline.value(
+                for: request, processor: Uppercased(), options: .init(), storageType: .hybrid(.image))
+        }
+        try await environment.origin.waitForInFlight(path: "/made.txt", count: 1)
+
+        // When a second ask for the same variant waits outside, and the first then finishes
+        let second = Task {
+            try await pipeline.value(
+                for: request, processor: Uppercased(), options: .init(), storageType: .hybrid(.image))
+        }
+        try await waitUntil("the second ask waits outside") { pipeline.waitingAskCount == 1 }
+        environment.origin.release("/made.txt")
+        let made = try await first.value
+        let found = try await second.value
+
+        // Then the second was answered from memory: one download, one decode, one process
+        #expect(made.source == .network && found.source == .memory && found.value == "MADE")
+        #expect(pipeline.statistics.decodes == 1 && pipeline.statistics.processes == 1)
+        #expect(environment.origin.requestCount(for: "/made.txt") == 1)
+    }
+}
+
 /// The names of the asks, in the order they finished.
 final class AdmissionOrder: Sendable {
     let names = Mutex<[String]>([])
