@@ -39,7 +39,10 @@ let package = Package(
 
         // Core and media modules
         .target(name: "MediaAssets", dependencies: ["CMediaAssetsIO"]),
-        .target(name: "MediaAssetsImage", dependencies: ["MediaAssets", "CJPEG", "CPNG", "CDynamicCodecs"]),
+        .target(
+            name: "MediaAssetsImage",
+            dependencies: ["MediaAssets", "CJPEG", "CPNG", "CDynamicCodecs", "CMediaAssetsIO"]
+        ),
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "MediaAssetsImage", "CZlib"]),
         .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),

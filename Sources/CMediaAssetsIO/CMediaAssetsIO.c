@@ -1,6 +1,7 @@
-// Two Linux system calls Swift cannot reach: openat2(2) has no glibc wrapper before 2.40 (and syscall(2)
-// is variadic), and preadv2(2) and pthread_setname_np(3) are declared only under _GNU_SOURCE. The disk cache reads small entries on
-// the caller's thread only when neither the lookup nor the read can wait for the disk.
+// Linux system calls Swift cannot reach: openat2(2) has no glibc wrapper before 2.40 (and syscall(2) is
+// variadic), and preadv2(2), memfd_create(2) and pthread_setname_np(3) are declared only under _GNU_SOURCE.
+// The disk cache reads small entries on the caller's thread only when neither the lookup nor the read can wait
+// for the disk; the HEIF decoder reads libheif's box dump through a memory file.
 #define _GNU_SOURCE
 #include "CMediaAssetsIO.h"
 
@@ -11,6 +12,7 @@
 
 #ifdef __linux__
 #include <linux/openat2.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -40,6 +42,16 @@ ssize_t ma_pread_nowait(int descriptor, void *buffer, size_t count, off_t offset
     (void)buffer;
     (void)count;
     (void)offset;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int ma_memory_file(const char *name) {
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+    return memfd_create(name, MFD_CLOEXEC);
+#else
+    (void)name;
     errno = ENOSYS;
     return -1;
 #endif

@@ -2,8 +2,7 @@
 // libwebpdemux.so.2, libgif.so.7 and libheif.so.1. Their -dev packages (headers) are not installed on a user's
 // machine, so the signatures and struct layouts are restated here, copied from and checked against the headers
 // of the Debian 12 packages: libwebp 1.2.4 (decoder ABI 0x0209, demux ABI 0x0107), giflib 5.2.1, libheif 1.15.1.
-// Only function pointer types are declared for them: nothing of theirs is linked, so the package builds without
-// the libraries. One helper of the C library's (ma_memory_file) is defined in CDynamicCodecs.c.
+// Only function pointer types are declared: nothing here is linked, so the package builds without the libraries.
 // Every type carries the `ma_` prefix so it never clashes with the real headers if they are installed.
 #ifndef CDYNAMICCODECS_H
 #define CDYNAMICCODECS_H
@@ -294,10 +293,6 @@ typedef void (*ma_heif_context_dump_boxes_fn)(void *, int);
 /// heif_context_set_maximum_image_size_limit(context, limit): a derived (grid or overlay) image whose width or
 /// height is at least `limit` is refused before its pixels are allocated.
 typedef void (*ma_heif_context_set_size_limit_fn)(void *, int);
-
-/// A file in memory (memfd_create with MFD_CLOEXEC) for libheif to write a dump into: -1 with errno on failure.
-/// Glibc declares memfd_create only under _GNU_SOURCE, which Swift's Glibc module does not import.
-int ma_memory_file(const char *name);
 
 /// The encoder: AVIF output (AVIFEncoder), and the HEIC and AVIF fixtures of tests and benchmarks.
 typedef struct {

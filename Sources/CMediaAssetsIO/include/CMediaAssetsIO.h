@@ -15,6 +15,10 @@ int ma_open_cached(int directory, const char *name, int flags);
 /// when none is cached, EOPNOTSUPP where the file system cannot read without waiting, ENOSYS elsewhere.
 ssize_t ma_pread_nowait(int descriptor, void *buffer, size_t count, off_t offset);
 
+/// A file in memory (memfd_create(2) with MFD_CLOEXEC, Linux 3.17), for a library that writes only to a
+/// descriptor. Returns the descriptor, or -1 with errno (ENOSYS where the call does not exist).
+int ma_memory_file(const char *name);
+
 /// Names the calling thread for debuggers and `top -H` (the first 15 bytes on Linux); does nothing
 /// where the system has no such call.
 void ma_set_thread_name(const char *name);

@@ -39,8 +39,7 @@ extension AssetPipeline {
         let made = try await value(
             for: request, processor: processor, options: options, storageType: storageType, priority: priority)
         if let encoded = made.encoded, !encoded.data.isEmpty {
-            var metadata = made.metadata
-            if metadata.etag == nil { metadata.etag = EntityTag.strong(hashing: encoded.data).description }
+            var metadata = Self.validated(made.metadata, of: encoded.data)
             metadata.contentType = encoded.contentType
             keepEncoded(encoded.data, metadata: metadata, forKey: variantKey, route: route)
             return AssetResult(value: encoded, source: made.source, metadata: metadata)
@@ -63,14 +62,22 @@ extension AssetPipeline {
         return AssetResult(value: encoded, source: made.source, metadata: metadata)
     }
 
-    /// A hit on stored bytes, counted, with a validator for variants stored before validators were kept.
+    /// A hit on stored bytes, counted.
     private func encodedHit(_ entry: CacheEntry) -> AssetResult<EncodedVariant> {
         counters.withLock { $0.encodedHits += 1 }
-        var metadata = entry.metadata
-        if metadata.etag == nil { metadata.etag = EntityTag.strong(hashing: entry.data).description }
+        let metadata = Self.validated(entry.metadata, of: entry.data)
         return AssetResult(
             value: EncodedVariant(data: entry.data, contentType: metadata.contentType), source: .storage,
             metadata: metadata)
+    }
+
+    /// `metadata` with a strong validator of `data` when it has none (variants stored before validators were
+    /// kept get theirs now).
+    private static func validated(_ metadata: CacheMetadata, of data: Data) -> CacheMetadata {
+        guard metadata.etag == nil else { return metadata }
+        var validated = metadata
+        validated.etag = EntityTag.strong(hashing: data).description
+        return validated
     }
 
     /// Keeps `data` in the memory tier of a tiered `route` under `key`, beside the decoded variant memory

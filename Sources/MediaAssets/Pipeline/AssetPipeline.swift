@@ -205,7 +205,8 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     }
 
     /// Runs an ask that memory did not answer once fewer than `Configuration.activeAsks` run, ranked by
-    /// `priority`, else the current ask's, else the request's own; it waits holding no frame of the pipeline.
+    /// `priority`, else the current ask's, else the request's own. It waits before the flights and stages, holding
+    /// only the frames of its caller and of `value(for:…)`.
     private func admitted<T: Sendable>(
         _ request: AssetRequest, priority: LivePriority?, _ operation: () async throws -> T
     ) async throws -> T {

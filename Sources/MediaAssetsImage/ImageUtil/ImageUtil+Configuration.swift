@@ -42,7 +42,7 @@ extension ImageUtil {
 
         /// Creates a configuration: 100-megapixel limit, PNG for transparent variants and JPEG at quality 85
         /// otherwise, PNG level 1, everything in `.hybrid(.image)`, decoded originals kept only when shown,
-        /// encoded variants up to 64 KiB kept in memory when asked for as bytes.
+        /// encoded variants up to 64 KiB kept in memory when asked for as bytes, 256 asks past memory at once.
         public init(
             decodingOptions: ImageDecodingOptions = ImageDecodingOptions(),
             variantFormat: VariantFormat = .automatic(jpegQuality: 85),

@@ -1,4 +1,5 @@
 import CDynamicCodecs
+import CMediaAssetsIO
 import Foundation
 
 /// One libheif context over borrowed bytes.
