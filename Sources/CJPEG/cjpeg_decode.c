@@ -178,10 +178,30 @@ static JDIMENSION cjpeg_read_rows(cjpeg_decoder *decoder, JSAMPROW *rows, JDIMEN
     return read;
 }
 
+// The output rows of one iMCU row, the unit jpeg_skip_scanlines counts in.
+static JDIMENSION cjpeg_rows_per_imcu_row(j_decompress_ptr info) {
+#if JPEG_LIB_VERSION >= 70
+    return (JDIMENSION)(info->max_v_samp_factor * info->min_DCT_v_scaled_size);
+#else
+    return (JDIMENSION)(info->max_v_samp_factor * info->min_DCT_scaled_size);
+#endif
+}
+
 // Entropy-decodes every row below the region and fully decodes the last one, so that a file cut after the
 // region is still reported as truncated (jpeg_skip_scanlines to the very end would stop reading instead).
+//
+// The skip starts on an iMCU row boundary: rows up to it are decoded into `scratch` first. libjpeg-turbo
+// (2.1.5 here) mis-counts a skip that starts inside a row group (its issue #915); with a component
+// sampled 1×4 beside one sampled 2×2 the count never reaches its end and jpeg_skip_scanlines loops forever
+// (Fuzz/Regressions/jpeg/timeout-2a32fe…).
 static void cjpeg_drain_rows(cjpeg_decoder *decoder, JSAMPARRAY scratch) {
     j_decompress_ptr info = &decoder->info;
+    JDIMENSION group = cjpeg_rows_per_imcu_row(info);
+    while (group > 1 && info->output_scanline % group != 0 && info->output_height - info->output_scanline > 1) {
+        JDIMENSION to_boundary = group - info->output_scanline % group;
+        JDIMENSION count = to_boundary < 16 ? to_boundary : 16;
+        cjpeg_read_rows(decoder, scratch, count, 0, 0);
+    }
     JDIMENSION remaining = info->output_height - info->output_scanline;
     if (remaining == 0) return;
     if (remaining > 1 && jpeg_skip_scanlines(info, remaining - 1) != remaining - 1) {

@@ -1,5 +1,6 @@
 import CJPEG
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -158,6 +159,55 @@ struct JPEGRegionDecodingTests {
         ]
         CodecFuzzingTests.run(fuzzJPEGRegionDecoder, seeds: seeds, iterations: 1500, seed: 16)
     }
+
+    @Test(
+        "rows below a region that ends inside a row group are drained, not looped on (libjpeg-turbo issue #915)"
+    )
+    func drainFromInsideRowGroup() throws {
+        // Given the fuzzer's progressive 64×48 file whose components are sampled 2×2, 1×1 and 1×4
+        let data = try #require(Data(base64Encoded: Self.skipLoopJPEG))
+
+        // When the top 5 rows of its 2/8-scale output (16×12) are decoded, on a thread this test can give up on
+        let top = PixelRect(x: 0, y: 0, width: 16, height: 5)
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<(region: [UInt8], whole: [UInt8]), any Error>?>(nil)
+        Thread.detachNewThread {
+            let decoded = Result {
+                (region: try Self.decodeScaled(data, rect: top), whole: try Self.decodeScaled(data))
+            }
+            result.withLock { $0 = decoded }
+            done.signal()
+        }
+
+        // Then it ends (libjpeg-turbo 2.1.5 looped forever skipping the 7 rows below from row 5), with the rows
+        // a whole decode gives
+        try #require(done.wait(timeout: .now() + 60) == .success, "the region decode did not end within 60 s")
+        let decoded = try #require(result.withLock { $0 }).get()
+        #expect(decoded.region == Array(decoded.whole.prefix(16 * 4 * 5)))
+    }
+
+    /// `rect` (the whole output when nil) of the file decoded at 2/8 scale, through the C decoder directly.
+    static func decodeScaled(_ data: Data, rect: PixelRect? = nil) throws -> [UInt8] {
+        try data.withUnsafeBytes { bytes in
+            let decoder = try JPEGDecoderHandle(bytes)
+            defer { decoder.close() }
+            _ = try decoder.readHeader()
+            let size = try decoder.start(scaleNumerator: 2)
+            let rect = rect ?? PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+            var pixels = [UInt8](repeating: 0, count: rect.width * rect.height * 4)
+            try pixels.withUnsafeMutableBytes { try decoder.read(rect, into: $0) }
+            return pixels
+        }
+    }
+
+    /// Fuzz/Regressions/jpeg/timeout-2a32fece…: libFuzzer's input that made jpeg_skip_scanlines loop.
+    static let skipLoopJPEG = """
+        /9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAYEBQYFBAYGBQYHBwYIChAKCgkJChQODwwQFxQYAAAABhYaHSUfGhsjHBYWICwgIyYn\
+        KSopGR8tMC0oMCUoKSj/2wBDAQcHBwoTIgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/wAEWk2MtULEcTYz/8QAFBAB\
+        AAAAAAgKEwoKEygaFhooKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKP/CABEIADAAQAMB\
+        IgACEQEDFAH/xAAaAAACAwEBAAAAAAAAAAAAAAAEBQIDBgAB/8QAFBABAAAAAAAAAAAAAAAAAAAAUP/aAAgBAQAGPwJD/8QAGxAB\
+        AQEBAAMBAAAAAAAAAAAAAQARIRAxQWH/2gAIAQEAAT8hOyHjRTI5CFkWT3Y7Xbv+wizDEM+3CdnsnUl83IyfitWTxVY69IMmeOX/2Q==
+        """
 
     @Test("PNG and other decoders get the region cut out by the registry")
     func registryCutsRegion() throws {
