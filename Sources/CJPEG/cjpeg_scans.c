@@ -172,6 +172,12 @@ static cjpeg_status cjpeg_walk_scans(cjpeg_decoder *decoder, cjpeg_walk *walk, s
             *message = "more scans than the limit (a progressive scan bomb?)";
             return CJPEG_ERROR_CORRUPT;
         }
+        // The component count is the segment's first byte: an SOS segment of length 2 has none, and at the end of
+        // the file its first byte would lie past the data.
+        if (length < 3) {
+            *message = "a bad scan header";
+            return CJPEG_ERROR_CORRUPT;
+        }
         const uint8_t *header = walk->data + marker + 4;
         cjpeg_scan scan = {marker, 0, {0}, header[0], 0, 0, 0};
         if (scan.count < 1 || scan.count > MAX_COMPS_IN_SCAN || length != (size_t)(6 + 2 * scan.count)) {

@@ -21,10 +21,17 @@ final class BandwidthLimit: Sendable {
     private struct State {
         var bytesPerSecond: Int?
         /// When the link is free again after the last piece sent.
-        var freeAt = ContinuousClock.now
+        var freeAt: ContinuousClock.Instant
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// Reads the time; tests pass a clock they move by hand.
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+        self.now = now
+        state = Mutex(State(freeAt: now()))
+    }
 
     /// Whether bodies are paced now.
     var isLimited: Bool { state.withLock { $0.bytesPerSecond != nil } }
@@ -32,7 +39,7 @@ final class BandwidthLimit: Sendable {
     func setRate(_ bytesPerSecond: Int?) {
         state.withLock { state in
             state.bytesPerSecond = bytesPerSecond
-            state.freeAt = ContinuousClock.now
+            state.freeAt = now()
         }
     }
 
@@ -41,9 +48,9 @@ final class BandwidthLimit: Sendable {
     func take(_ count: Int) -> Duration {
         state.withLock { state in
             guard let rate = state.bytesPerSecond else { return .zero }
-            let now = ContinuousClock.now
-            guard state.freeAt <= now else { return state.freeAt - now }
-            state.freeAt = now + .nanoseconds(Int64(count) * 1_000_000_000 / Int64(rate))
+            let instant = now()
+            guard state.freeAt <= instant else { return state.freeAt - instant }
+            state.freeAt = instant + .nanoseconds(Int64(count) * 1_000_000_000 / Int64(rate))
             return .zero
         }
     }

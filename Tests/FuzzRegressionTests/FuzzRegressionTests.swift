@@ -9,9 +9,12 @@ import Foundation
 @_spi(Fuzzing) import MediaAssetsVideoProxy
 import Testing
 
-/// Replays every input `Fuzz/run` kept in `Fuzz/Regressions/<target>/` through that target's parser, so a
-/// crash libFuzzer found once stays fixed. A folder for a target this suite does not know fails the suite:
-/// a new fuzz target adds its parser call to `parsers` here as well as to Fuzz/Sources/FuzzSupport.
+/// Replays every input kept for a fuzz target through that target's parser: the crashes, leaks and timeouts
+/// `Fuzz/run` kept in `Fuzz/Regressions/<target>/`, so a defect libFuzzer found once stays fixed, and the
+/// minimised corpus in `Fuzz/Corpus/<target>/`, so every parser runs over the inputs that reach its code.
+/// There is one case per folder that exists; a folder with no input, a folder for a target this suite does
+/// not know, and a fuzz target (`Fuzz/Targets/<name>`) without a parser here or without a kept corpus fail
+/// the suite: a new fuzz target adds its parser call to `parsers` here as well as to Fuzz/Sources/FuzzSupport.
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
     /// The parser call of each fuzz target, as in `FuzzTargets` (Fuzz/Sources/FuzzSupport/FuzzTargets.swift).
@@ -55,9 +58,13 @@ struct FuzzRegressionTests {
         "fetch-policy": fuzzFetchPolicy,
     ]
 
-    static let regressions = URL(fileURLWithPath: #filePath)
+    static let fuzz = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fuzz/Regressions", isDirectory: true)
+        .appendingPathComponent("Fuzz", isDirectory: true)
+    /// Inputs that once crashed, leaked, ran out of memory or timed out, kept with their fix.
+    static let regressions = fuzz.appendingPathComponent("Regressions", isDirectory: true)
+    /// Each target's minimised corpus, which `Fuzz/run` fuzzes from and merges new coverage back into.
+    static let corpus = fuzz.appendingPathComponent("Corpus", isDirectory: true)
 
     static func decodeImage(_ data: Data) {
         _ = try? ImageDecoder.header(of: data)
@@ -86,38 +93,57 @@ struct FuzzRegressionTests {
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
-    @Test("every regression folder belongs to a known fuzz target")
-    func foldersAreKnown() throws {
-        // Given the committed regression folders
-        let folders = try Self.inputs(in: Self.regressions).map(\.lastPathComponent)
+    /// The names of the folders under `parent` (none when it does not exist).
+    static func folders(in parent: URL) -> [String] {
+        ((try? inputs(in: parent)) ?? []).map(\.lastPathComponent)
+    }
 
-        // Then each one names a target whose parser this suite can replay
-        #expect(!folders.isEmpty, "Fuzz/Regressions holds at least the PNG text-chunk input")
-        for folder in folders {
-            #expect(Self.parsers[folder] != nil, "Fuzz/Regressions/\(folder) has no parser in FuzzRegressionTests")
+    /// Every target with a folder of kept inputs, under Fuzz/Regressions or Fuzz/Corpus: one replay case each.
+    static func targetsWithKeptInputs() -> [String] {
+        Set(folders(in: regressions) + folders(in: corpus)).sorted()
+    }
+
+    @Test("every fuzz target has a parser here and a kept corpus")
+    func targetsAreCovered() throws {
+        // Given the fuzz targets Fuzz/run builds
+        let targets = Self.folders(in: Self.fuzz.appendingPathComponent("Targets", isDirectory: true))
+        #expect(targets.count == Self.parsers.count, "Fuzz/Targets: \(targets)")
+
+        // Then each one is replayed here, over a corpus that holds inputs
+        for target in targets {
+            #expect(Self.parsers[target] != nil, "fuzz target \(target) has no parser in FuzzRegressionTests")
+            let kept = (try? Self.inputs(in: Self.corpus.appendingPathComponent(target, isDirectory: true))) ?? []
+            #expect(!kept.isEmpty, "Fuzz/Corpus/\(target) holds no input: run Fuzz/run \(target) and commit it")
         }
     }
 
-    @Test(
-        "every kept input parses without crashing",
-        arguments: [
-            "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif",
-            "thumbhash", "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file",
-            "animation-frames", "sealed-entry", "download-index", "entity-tag", "http-headers", "fetch-policy",
-        ]
-    )
+    @Test("every folder of kept inputs belongs to a known fuzz target")
+    func foldersAreKnown() throws {
+        // Given the committed regression and corpus folders
+        let regressions = Self.folders(in: Self.regressions)
+        let corpus = Self.folders(in: Self.corpus)
+
+        // Then each one names a target whose parser this suite can replay
+        #expect(regressions.contains("png"), "Fuzz/Regressions holds at least the PNG text-chunk input")
+        for folder in regressions {
+            #expect(Self.parsers[folder] != nil, "Fuzz/Regressions/\(folder) has no parser in FuzzRegressionTests")
+        }
+        for folder in corpus {
+            #expect(Self.parsers[folder] != nil, "Fuzz/Corpus/\(folder) has no parser in FuzzRegressionTests")
+        }
+    }
+
+    @Test("every kept input parses without crashing", arguments: targetsWithKeptInputs())
     func replaysInputs(target: String) throws {
-        // Given the inputs kept for `target` (a missing folder means none were ever kept)
-        let folder = Self.regressions.appendingPathComponent(target, isDirectory: true)
-        guard FileManager.default.fileExists(atPath: folder.path) else { return }
-        let parse = try #require(Self.parsers[target])
+        // Given the inputs kept for `target`: its regressions and its corpus (this case exists because one does)
+        let parse = try #require(Self.parsers[target], "no parser for the kept inputs of \(target)")
+        let folders = [Self.regressions, Self.corpus].map { $0.appendingPathComponent(target, isDirectory: true) }
+        let inputs = folders.flatMap { (try? Self.inputs(in: $0)) ?? [] }
 
         // When each one is parsed, Then the process survives (a crash ends the test run)
-        var replayed = 0
-        for input in try Self.inputs(in: folder) {
+        for input in inputs {
             parse(try Data(contentsOf: input))
-            replayed += 1
         }
-        #expect(replayed > 0, "Fuzz/Regressions/\(target) exists but is empty")
+        #expect(!inputs.isEmpty, "Fuzz/Regressions/\(target) or Fuzz/Corpus/\(target) exists but holds no input")
     }
 }

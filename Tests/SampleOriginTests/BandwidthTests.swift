@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import SampleOrigin
@@ -10,8 +11,9 @@ import FoundationNetworking
 @Suite("Bandwidth shared by all connections")
 struct BandwidthTests {
     @Test func aPieceKeepsTheLinkBusyForItsSizeAtTheRate() {
-        // Given a link of 16 KiB/s
-        let link = BandwidthLimit()
+        // Given a link of 16 KiB/s on a clock the test moves
+        let clock = ManualClock()
+        let link = BandwidthLimit(now: clock.now)
         link.setRate(16 * 1024)
 
         // When one piece of 16 KiB takes it, and two more ask at once (as other connections would)
@@ -19,11 +21,23 @@ struct BandwidthTests {
         let second = link.take(16 * 1024)
         let third = link.take(16 * 1024)
 
-        // Then the first goes at once and the others are told to wait about a second, holding nothing
+        // Then the first goes at once and the others are told to wait a second, holding nothing
         #expect(first == .zero)
-        #expect(second > .milliseconds(990) && second <= .seconds(1))
-        #expect(third > .milliseconds(990) && third <= second)
+        #expect(second == .seconds(1))
+        #expect(third == .seconds(1))
+
+        // When a quarter of a second passes, Then the wait is what is left of the first piece's second
+        clock.advance(by: .milliseconds(250))
+        #expect(link.take(16 * 1024) == .milliseconds(750))
+
+        // When the first piece's second is over, Then a piece of 4 KiB goes and keeps the link for 250 ms
+        clock.advance(by: .milliseconds(750))
+        #expect(link.take(4 * 1024) == .zero)
+        #expect(link.take(1) == .milliseconds(250))
+
+        // When the limit is lifted, Then every piece goes at once
         link.setRate(nil)
+        #expect(link.take(1 << 20) == .zero)
         #expect(link.take(1 << 20) == .zero)
     }
 
@@ -46,5 +60,17 @@ struct BandwidthTests {
         for index in bodies.indices { #expect(received[index] == bodies[index]) }
         let finished = origin.requests(for: "/b0").allSatisfy { $0.isFinished }
         #expect(finished)
+    }
+}
+
+/// A continuous-clock time that moves only when the test moves it.
+private final class ManualClock: Sendable {
+    private let current = Mutex(ContinuousClock.now)
+
+    /// A closure for `BandwidthLimit(now:)`.
+    var now: @Sendable () -> ContinuousClock.Instant { { self.current.withLock { $0 } } }
+
+    func advance(by duration: Duration) {
+        current.withLock { $0 += duration }
     }
 }
