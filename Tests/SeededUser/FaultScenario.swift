@@ -168,6 +168,10 @@ enum FaultScenario {
         log.check(
             fetch.originRequests == imageRequests + videoRequests, stats,
             "fetchStatistics.originRequests \(fetch.originRequests), the origin's log \(imageRequests + videoRequests)")
+        let sent = (paths + ["/faults/video.mp4"]).reduce(0) { $0 + origin.resourceBytesSent($1) }
+        log.check(
+            fetch.bytesDownloaded <= sent, stats,
+            "fetchStatistics.bytesDownloaded \(fetch.bytesDownloaded) > the \(sent) bytes the origin sent")
         await manager.shutdown()
         log.note(
             "\(count) photos behind \(Set(seen).sorted().joined(separator: ", ")); \(failedAsks) asks failed as "

@@ -43,7 +43,7 @@ enum ListScenario {
         let origin = context.origin
         let log = context.log
         let ledger = ImageLedger(origin: origin, log: log)
-        let count = context.int(24...40)
+        let count = context.int(20...32)
         var paths: [String] = []
         var throttled = 0
         for index in 0..<count {
@@ -68,7 +68,7 @@ enum ListScenario {
         var asks: [Ask] = []
         var counts = (cancelledBefore: 0, cancelledDuring: 0, cancelledAfter: 0, flings: 0, stops: 0, encoded: 0)
         let viewport = context.int(4...7)
-        let steps = context.int(30...60)
+        let steps = context.int(25...45)
 
         func show(_ list: List, _ index: Int, priority: AssetRequest.Priority = .normal) -> ImageTask {
             let task = list.util.task(

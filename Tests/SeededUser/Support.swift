@@ -99,8 +99,13 @@ enum Pictures {
     /// The mean absolute difference per channel of two images, or `nil` when their sizes differ.
     static func meanDifference(_ a: Image, _ b: Image) -> Double? {
         guard a.width == b.width, a.height == b.height, a.pixels.count == b.pixels.count else { return nil }
-        var total = 0
-        for index in a.pixels.indices { total += abs(Int(a.pixels[index]) - Int(b.pixels[index])) }
+        let total = a.pixels.withUnsafeBufferPointer { left in
+            b.pixels.withUnsafeBufferPointer { right in
+                var sum = 0
+                for index in 0..<left.count { sum &+= abs(Int(left[index]) &- Int(right[index])) }
+                return sum
+            }
+        }
         return Double(total) / Double(max(1, a.pixels.count))
     }
 

@@ -82,6 +82,16 @@ enum VideoScenario {
             sent <= bound, "origin-bytes",
             "VideoUtil: the origin sent \(sent) bytes of a \(size)-byte video; at most \(bound) allowed "
                 + "(\(coldSeeks) cold seeks, \(abandoned) streams abandoned)")
+        // The util's counters against the origin's log: one origin request per load (no fault, no retry here), and
+        // no more bytes than the origin sent.
+        let statistics = video.statistics
+        let stats = KnownDefect.stats.rawValue
+        log.check(
+            statistics.rangeRequests == origin.getCount(path), stats,
+            "VideoUtil.statistics.rangeRequests \(statistics.rangeRequests), the origin's log \(origin.getCount(path))")
+        log.check(
+            statistics.bytesFetched <= sent, stats,
+            "VideoUtil.statistics.bytesFetched \(statistics.bytesFetched) > the \(sent) bytes the origin sent")
         await manager.shutdown()
         log.note(
             "VideoUtil: \(reads) reads of a \(size >> 20) MiB video (\(coldSeeks) cold, \(abandoned) abandoned), "
