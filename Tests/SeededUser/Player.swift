@@ -20,10 +20,6 @@ enum Player {
         var description: String
     }
 
-    /// The receive buffer the player asks for: small and fixed, so the kernel's autotuning does not decide how
-    /// far ahead of the player a server can write (the same for every server the runner compares).
-    static let receiveBuffer: Int32 = 128 << 10
-
     /// Opens `path` on 127.0.0.1:`port` from byte `start` to the end, reads `count` body bytes (fewer at the end)
     /// and hangs up.
     static func read(port: Int, path: String, from start: Int, count: Int) async throws -> Read {
@@ -39,8 +35,8 @@ enum Player {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         defer { close(fd) }
-        var size = receiveBuffer
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        // The kernel's own receive buffer, as ffmpeg leaves it: a server writes as far ahead of the player as the
+        // buffers let it, the origin and the proxy alike, which is why the runner compares the two.
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
