@@ -75,7 +75,8 @@ func parseOptions(_ arguments: [String]) -> Options {
         case "--seeds-file":
             let path = value()
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { usage("cannot read \(path)") }
-            let lines = text.split(separator: "\n").map { $0.split(separator: "#").first.map(String.init) ?? "" }
+            // A `#` starts a comment, to the end of its line.
+            let lines = text.split(separator: "\n").map { String($0.prefix { $0 != "#" }) }
             options.seeds += parseSeeds(lines.joined(separator: ","))
         case "--soak":
             guard let seconds = Int(value()), seconds > 0 else { usage("--soak takes whole seconds") }
