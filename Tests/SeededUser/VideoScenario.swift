@@ -211,10 +211,64 @@ enum VideoScenario {
             directProbe.status == 0 && directProbe.output == proxiedProbe.output, "bytes",
             "ffprobe reads the proxy as \(proxiedProbe.output), the origin as \(directProbe.output)")
         await manager.shutdown()
+        try await nginxReads(&context, ffmpeg: ffmpeg, movie: movie, seek: seek)
         log.note(
             "ffmpeg -ss \(seek) -frames:v 1 on a \(movie.count >> 10) KiB MP4: same frame, origin bytes direct "
                 + "\(directBytes), through the proxy \(proxiedBytes) (≤ \(bound)); ffprobe duration "
                 + directProbe.output.trimmingCharacters(in: .whitespacesAndNewlines) + " s both ways")
+    }
+}
+
+extension VideoScenario {
+    /// `ffmpeg -ss T` with nginx as the origin (where it is installed): straight from nginx and through the proxy,
+    /// the same frame, and the proxy's bytes from nginx (its access log) at most 1.25 × the direct read's + 1 MiB.
+    static func nginxReads(_ context: inout ScenarioContext, ffmpeg: URL, movie: Data, seek: Int) async throws {
+        let log = context.log
+        guard let nginx = try await NginxOrigin.start(in: context.directory.appending("nginx")) else {
+            return log.skip("nginx not installed: the reads from a real web server did not run")
+        }
+        do {
+            try nginx.serve("direct.mp4", movie)
+            try nginx.serve("proxied.mp4", movie)
+            let manager = try context.makeManager("video-nginx")
+            let proxy = VideoProxy(video: VideoUtil(manager: manager))
+            try proxy.start()
+            defer { proxy.stop() }
+            let arguments = { (url: URL) in
+                ["-v", "error", "-ss", "\(seek)", "-i", url.absoluteString, "-frames:v", "1", "-f", "framemd5", "-"]
+            }
+            let direct = try await ChildProcess.run(ffmpeg, arguments(nginx.url("direct.mp4")), timeout: .seconds(90))
+            let proxied = try await ChildProcess.run(
+                ffmpeg, arguments(proxy.proxyURL(for: nginx.url("proxied.mp4"))), timeout: .seconds(90))
+            // nginx logs a request when it ends: once the proxy and its manager stopped, every request nginx read
+            // ends (one a cancel cut off as it was sent is counted by the manager and never read by nginx).
+            let sent = manager.fetchStatistics.originRequests
+            proxy.stop()
+            await manager.shutdown()
+            try? await waitUntil("nginx logs the proxy's \(sent) requests", timeout: .seconds(5)) {
+                nginx.requestCount("proxied.mp4") >= sent
+            }
+            let frames = [direct, proxied].map { outcome in
+                outcome.output.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+            }
+            log.check(
+                direct.status == 0 && proxied.status == 0 && frames[0] == frames[1], "bytes",
+                "ffmpeg -ss \(seek) from nginx: \(direct.status) directly, \(proxied.status) through the proxy, "
+                    + "frames \(frames[0] == frames[1] ? "equal" : "differ")")
+            let (directBytes, proxiedBytes) = (nginx.bytesSent("direct.mp4"), nginx.bytesSent("proxied.mp4"))
+            let bound = directBytes + directBytes / 4 + (1 << 20)
+            log.check(
+                proxiedBytes <= bound, KnownDefect.coldSeek.rawValue,
+                "ffmpeg -ss \(seek) through the proxy made nginx send \(proxiedBytes) bytes, \(directBytes) directly; "
+                    + "at most \(bound) allowed")
+            log.note(
+                "nginx: ffmpeg -ss \(seek) sent \(directBytes) B directly, \(proxiedBytes) B through the proxy "
+                    + "(\(nginx.requestCount("proxied.mp4")) requests logged, \(sent) counted by the manager)")
+        } catch {
+            await nginx.stop()
+            throw error
+        }
+        await nginx.stop()
     }
 }
 
