@@ -43,7 +43,7 @@ enum ListScenario {
         let origin = context.origin
         let log = context.log
         let ledger = ImageLedger(origin: origin, log: log)
-        let count = context.int(20...32)
+        let count = context.int(16...28)
         var paths: [String] = []
         var throttled = 0
         for index in 0..<count {
@@ -69,7 +69,7 @@ enum ListScenario {
         var counts = (cancelledBefore: 0, cancelledDuring: 0, cancelledAfter: 0, flings: 0, stops: 0, encoded: 0)
         var progressTimeouts = 0
         let viewport = context.int(4...7)
-        let steps = context.int(25...45)
+        let steps = context.int(20...40)
 
         func show(_ list: List, _ index: Int, priority: AssetRequest.Priority = .normal) -> ImageTask {
             let task = list.util.task(
@@ -206,10 +206,18 @@ enum ListScenario {
         // Scrolling back over everything seen: every row is answered, from the cache where its bytes had arrived.
         let before = origin.totalRequestCount
         for list in lists {
-            for index in list.seen.sorted() {
+            // The whole list comes back at once, as a jump to its top shows it.
+            let rows = list.seen.sorted().map { index in
+                (
+                    index,
+                    list.util.task(
+                        for: origin.url(for: paths[index]),
+                        style: list.style)
+                )
+            }
+            for (index, task) in rows {
                 do {
-                    let result = try await list.util.imageResult(
-                        for: AssetRequest(url: origin.url(for: paths[index])), style: list.style)
+                    let result = try await task.result
                     ledger.checkPicture(
                         result.value, source: result.source, path: paths[index], style: list.style, util: list.util,
                         what: "scroll-back")
