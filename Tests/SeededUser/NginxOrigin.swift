@@ -100,7 +100,7 @@ final class NginxOrigin: Sendable {
 
     /// Stops nginx (SIGTERM, then SIGKILL past 10 s) and waits for it off the cooperative pool.
     func stop() async {
-        kill(process.processIdentifier, SIGTERM)
+        if !process.exit.hasExited { kill(process.processIdentifier, SIGTERM) }
         _ = await exitStatus(of: process, timeout: .seconds(10))
     }
 

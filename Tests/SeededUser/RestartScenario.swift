@@ -94,7 +94,8 @@ enum RestartScenario {
             return onDisk >= target || ContinuousClock.now - started >= paced || firstLines.hasEnded
         }
         let reported = firstLines.last("progress ").flatMap { Int($0) } ?? 0
-        kill(first.processIdentifier, SIGKILL)
+        // Only a child still running: a reaped one's process ID may belong to another process by now.
+        if !first.exit.hasExited { kill(first.processIdentifier, SIGKILL) }
         _ = await exitStatus(of: first, timeout: .seconds(30))
         await origin.settle(paths: [path])
         let sentBeforeKill = origin.resourceBytesSent(path)
@@ -159,7 +160,8 @@ enum RestartScenario {
         } else {
             _ = await firstLines.wait(for: "flushed")
         }
-        kill(first.processIdentifier, SIGKILL)
+        // Only a child still running: a reaped one's process ID may belong to another process by now.
+        if !first.exit.hasExited { kill(first.processIdentifier, SIGKILL) }
         _ = await exitStatus(of: first, timeout: .seconds(30))
         let flushed = firstLines.last("flushed") != nil
         await origin.settle(paths: paths)
