@@ -70,7 +70,7 @@ enum ChildCommands {
 
     static func download(directory: URL, url: URL) async throws {
         let manager = try AssetsManager(
-            configuration: Limits.configuration(directory: directory.appendingPathComponent("cache")))
+            configuration: Limits.childConfiguration(directory: directory.appendingPathComponent("cache")))
         let downloads = try VideoDownloads(
             manager: manager, configuration: .init(directory: directory.appendingPathComponent("downloads")))
         let download = try downloads.enqueue(AssetRequest(url: url))
@@ -86,7 +86,7 @@ enum ChildCommands {
 
     static func images(directory: URL, style: AvatarStyle, urls: [URL]) async throws {
         let manager = try AssetsManager(
-            configuration: Limits.configuration(directory: directory.appendingPathComponent("cache")))
+            configuration: Limits.childConfiguration(directory: directory.appendingPathComponent("cache")))
         let util = ImageUtil(manager: manager)
         let out = directory.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)

@@ -15,10 +15,13 @@ enum RestartScenario {
     /// What a kill or a pause may cost: what the fixed downloads may fetch again (64 KiB), plus two of the
     /// origin's paced pieces that can be on the wire when the download stops.
     static let lossAllowance = (64 << 10) + 2 * (16 << 10)
-    /// A child's resident growth above its size at start that its configuration explains: the image partition
-    /// and the staged writes (both bounded by `Limits`), one download's answer in memory (`rangeSize`, 16 MiB),
-    /// and 64 MiB for what every process of the package holds (threads' stacks, URLSession, codec tables).
-    static let childMemoryBound = Limits.imagePartition + Limits.stagedWriteLimit + (16 << 20) + (64 << 20)
+    /// A child's resident growth above its size at start that its configuration explains: its memory partitions
+    /// and staged writes (`Limits.childConfiguration`), one download's answer in memory (`rangeSize`, 16 MiB), and
+    /// 32 MiB for what every process of the package holds once it works (threads' stacks, URLSession and libcurl,
+    /// codec tables; a download child's whole growth is about 12 MiB). 92 MiB in all.
+    static let childMemoryBound =
+        Limits.childImagePartition + Limits.childVideoPartition + Limits.childStagedWriteLimit + (16 << 20)
+        + (32 << 20)
 
     static func run(_ context: inout ScenarioContext) async throws {
         context.origin.setBandwidthLimit(bytesPerSecond: bandwidth)

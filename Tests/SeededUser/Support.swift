@@ -40,15 +40,34 @@ enum Limits {
     /// The longest any one scenario may run before it counts as hung.
     static let scenarioTimeout = Duration.seconds(150)
 
+    /// The restart scenario's children: smaller partitions and staged writes, still above what a child holds (16
+    /// pictures of at most 480×360 and their variants, about 12 MiB decoded), so their memory bound is tight.
+    static let childImagePartition = 32 << 20
+    static let childVideoPartition = 8 << 20
+    static let childStagedWriteLimit = 4 << 20
+
     static func configuration(directory: URL, retry: RetryPolicy = retryPolicy) -> AssetsManager.Configuration {
+        configuration(
+            directory: directory, retry: retry, image: imagePartition, video: videoPartition, staged: stagedWriteLimit)
+    }
+
+    static func childConfiguration(directory: URL) -> AssetsManager.Configuration {
+        configuration(
+            directory: directory, retry: retryPolicy, image: childImagePartition, video: childVideoPartition,
+            staged: childStagedWriteLimit)
+    }
+
+    private static func configuration(
+        directory: URL, retry: RetryPolicy, image: Int, video: Int, staged: Int
+    ) -> AssetsManager.Configuration {
         AssetsManager.Configuration(
             memoryPartitions: [
-                .image: MemoryCache.Limits(costLimit: imagePartition, countLimit: 10_000),
-                .video: MemoryCache.Limits(costLimit: videoPartition, countLimit: 1_000),
+                .image: MemoryCache.Limits(costLimit: image, countLimit: 10_000),
+                .video: MemoryCache.Limits(costLimit: video, countLimit: 1_000),
             ],
             diskDirectory: directory, diskSizeLimit: diskSize,
             loader: URLSessionLoader.forTesting(maxResponseSize: 256 << 20),
-            retryPolicy: retry, stagedWriteLimit: stagedWriteLimit)
+            retryPolicy: retry, stagedWriteLimit: staged)
     }
 }
 
