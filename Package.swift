@@ -137,6 +137,17 @@ let package = Package(
             name: "memory-probe", dependencies: ["MediaAssets", "MediaAssetsImage", "SampleOrigin"],
             path: "Tests/MemoryProbe"),
 
+        // The seeded user: scenarios through the public API against a loopback origin, invariants checked (not a product)
+        .executableTarget(
+            name: "seeded-user",
+            dependencies: [
+                "MediaAssets", "MediaAssetsImage", "MediaAssetsVideo", "MediaAssetsVideoProxy", "SampleOrigin",
+                "TestSupport",
+            ],
+            path: "Tests/SeededUser",
+            exclude: ["README.md", "seeds.txt"]
+        ),
+
         // Tests
         .testTarget(name: "MediaAssetsTests", dependencies: ["MediaAssets", "TestSupport", "SampleOrigin", "CZlib"]),
         .testTarget(name: "SampleOriginTests", dependencies: ["SampleOrigin", "MediaAssetsHTTPServer", "TestSupport"]),
