@@ -20,6 +20,9 @@ public struct FetchStatistics: Sendable, Hashable, CustomStringConvertible {
     public var backgroundRevalidations = 0
     /// Background writes (results stored after they were returned) that failed.
     public var storeFailures = 0
+    /// Downloads whose bytes arrived after every asker had left, not kept because staged writes had no room
+    /// for them then (`Configuration.stagedWriteLimit`): the next ask for them downloads them again.
+    public var abandonedDownloadsDropped = 0
 
     /// Creates zeroed counters.
     public init() {}
@@ -28,7 +31,7 @@ public struct FetchStatistics: Sendable, Hashable, CustomStringConvertible {
         "origin requests \(originRequests), joins \(joins), retries \(retries), 304s \(revalidations), "
             + "downloaded \(bytesDownloaded) B, served from cache \(bytesServedFromCache) B, failures \(failures), "
             + "stale served \(staleServed), background revalidations \(backgroundRevalidations), "
-            + "store failures \(storeFailures)"
+            + "store failures \(storeFailures), abandoned downloads dropped \(abandonedDownloadsDropped)"
     }
 }
 
@@ -53,12 +56,16 @@ struct DownloadKey: Hashable, Sendable {
 struct FetchTracking: Sendable {
     var progress: (@Sendable (FetchProgress) -> Void)?
     var receivesBodyPieces = false
+    /// What becomes of a download staged unvalidated once no asker waits for it (every asker left after its
+    /// bytes arrived): the pipeline validates it in the background, then commits or discards it. Without it (the
+    /// manager's byte fetches, which store what they download unvalidated) the staging is committed.
+    var keepAbandoned: (@Sendable (PendingWrites.Token, CacheEntry) -> Void)?
 
     static let none = FetchTracking()
 
     /// The same wishes, reported through a flight's `report` to every asker of the flight.
     func forwarding(to report: @escaping @Sendable (FetchProgress) -> Void) -> FetchTracking {
-        FetchTracking(progress: report, receivesBodyPieces: receivesBodyPieces)
+        FetchTracking(progress: report, receivesBodyPieces: receivesBodyPieces, keepAbandoned: keepAbandoned)
     }
 }
 
@@ -69,6 +76,9 @@ struct FetchedOriginal: Sendable {
     var source: AssetSource
     /// A download staged unvalidated: commit it once it decoded, or discard it.
     var staged: PendingWrites.Token?
+    /// Bytes read back from a staging that still waits for its decode (another flight's download, or one kept
+    /// after its askers left): the pipeline commits it once they decode.
+    var awaitingValidation: PendingWrites.Token?
     /// Served stale under `stale-while-revalidate`: the caller starts one background revalidation.
     var revalidatesInBackground = false
 }

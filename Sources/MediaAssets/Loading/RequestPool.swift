@@ -34,6 +34,8 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
         /// copies an array out of the lock instead of building one.
         private(set) var progressHandlers: [@Sendable (FetchProgress) -> Void] = []
         var task: Task<Void, Never>?
+        /// What its starter does when every asker leaves before the operation ended.
+        var abandonment: FlightAbandonment<Value>?
 
         init(keys: [Key], waiterID: UInt64, waiter: Waiter) {
             self.keys = keys
@@ -127,6 +129,19 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
         progress: (@Sendable (FetchProgress) -> Void)? = nil,
         operation: @escaping @Sendable (_ report: @escaping @Sendable (FetchProgress) -> Void) async throws -> Value
     ) async throws -> Value {
+        try await value(for: key, priority: priority, progress: progress, abandonment: nil, operation: operation)
+    }
+
+    /// `value(for:priority:progress:operation:)`, with what to do when every asker leaves a flight this ask
+    /// starts before its operation ended (see `FlightAbandonment`); an ask that joins a flight leaves that to
+    /// the flight's starter.
+    package func value(
+        for key: Key,
+        priority: TaskPriority? = nil,
+        progress: (@Sendable (FetchProgress) -> Void)? = nil,
+        abandonment: FlightAbandonment<Value>?,
+        operation: @escaping @Sendable (_ report: @escaping @Sendable (FetchProgress) -> Void) async throws -> Value
+    ) async throws -> Value {
         let waiterID = state.withLock { $0.makeID() }
         let askerPriority = Self.askerPriority(priority)
         let joined = Mutex<UInt64?>(nil)
@@ -154,6 +169,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                         return .some(nil)
                     }
                     let id = state._open(keys: [key], waiterID: waiterID, waiter: waiter)
+                    state.flights[id]!.abandonment = abandonment
                     joined.withLock { $0 = id }
                     return .some(id)
                 }
@@ -162,7 +178,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                 case .none: continuation.resume(throwing: CancellationError())
                 case .some(nil): break  // joined a flight under way
                 case .some(let id?):
-                    launch(flightID: id) { report in [key: try await operation(report)] }
+                    launch(flightID: id, abandonment: abandonment) { report in [key: try await operation(report)] }
                 }
             }
         } onCancel: {
@@ -228,12 +244,18 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     private typealias Report = @Sendable (FetchProgress) -> Void
     private typealias Operation = @Sendable (_ report: @escaping Report) async throws -> [Key: Value]
 
-    private func launch(flightID: UInt64, operation: @escaping Operation) {
+    private func launch(
+        flightID: UInt64, abandonment: FlightAbandonment<Value>? = nil, operation: @escaping Operation
+    ) {
         let report: @Sendable (FetchProgress) -> Void = { [self] value in
             let handlers = state.withLock { $0.flights[flightID]?.progressHandlers ?? [] }
             for handler in handlers { handler(value) }
         }
-        guard let priority = state.withLock({ $0.flights[flightID]?.priority }) else { return }
+        guard let priority = state.withLock({ $0.flights[flightID]?.priority }) else {
+            // Every asker left before it started: `leave` began the abandonment, which ends with nothing.
+            if let abandonment { Task { await abandonment.end(nil) } }
+            return
+        }
         let task = Task(priority: priority.value.taskPriority) { [self] in
             let outcome: Outcome
             do {
@@ -243,8 +265,14 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                 outcome = .failure(error)
             }
             let closed = state.withLock { $0._close(flightID) }
-            closed?.priority.removeAllSources()
-            for deliver in closed?.waiters.values.map(\.deliver) ?? [] { deliver(outcome) }
+            guard let closed else {
+                // Every asker left while the operation ran (`leave` began the abandonment): its starter decides
+                // what becomes of a value that arrived anyway.
+                await abandonment?.end((try? outcome.get())?.values.first)
+                return
+            }
+            closed.priority.removeAllSources()
+            for deliver in closed.waiters.values.map(\.deliver) { deliver(outcome) }
         }
         let orphaned = state.withLock { state -> Bool in
             guard state.flights[flightID] != nil else { return true }
@@ -266,12 +294,31 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                 // The flight drops to the highest priority of the askers left.
                 return (waiter, nil, state.flights[flightID]!.priority._removeSource(waiterID))
             }
-            return (waiter, state._close(flightID), nil)
+            let abandoned = state._close(flightID)
+            // Begun under the lock, so that it always comes before the `end` its task calls once it ends.
+            abandoned?.abandonment?.begin()
+            return (waiter, abandoned, nil)
         }
         change?.notify()
         abandoned?.priority.removeAllSources()
         if notify { waiter?.deliver(.failure(CancellationError())) }
         abandoned?.task?.cancel()
+    }
+}
+
+/// What becomes of a flight that every asker left while its operation ran: the operation is cancelled as ever,
+/// and its starter learns when it ended and what it returned if it finished anyway (a download whose last bytes
+/// arrived as its askers left), so that nothing that arrived is thrown away.
+package struct FlightAbandonment<Value: Sendable>: Sendable {
+    /// Called, under the pool's lock, when the last asker leaves a flight whose operation still runs: must neither
+    /// block nor call the pool.
+    let begin: @Sendable () -> Void
+    /// Called once from the flight's (cancelled) task when its operation ended, with its value if it returned one.
+    let end: @Sendable (Value?) async -> Void
+
+    package init(begin: @escaping @Sendable () -> Void, end: @escaping @Sendable (Value?) async -> Void) {
+        self.begin = begin
+        self.end = end
     }
 }
 

@@ -22,8 +22,9 @@ extension AssetsManager {
     /// `stale-if-error`. Concurrent asks for the same key, storage and cache policy share one flight,
     /// and the cache lookup runs inside it, so an ask that comes just after a flight finished reads
     /// its result instead of downloading again; asks through different storage types share the download
-    /// itself, and each storage gets the bytes. A fetch is cancelled only when all askers are, and runs at
-    /// the highest priority of its askers: `priority` (else `LivePriority.current`, else the request's).
+    /// itself, and each storage gets the bytes. A fetch is cancelled only when all askers are (a body that had
+    /// arrived by then is stored all the same, within `stagedWriteLimit`), and runs at the highest priority of
+    /// its askers: `priority` (else `LivePriority.current`, else the request's).
     /// Transient failures are retried per `configuration.retryPolicy`. A response with
     /// `Cache-Control: no-store` is returned but not stored.
     ///
@@ -227,7 +228,10 @@ extension AssetsManager {
     ) async throws -> FetchedOriginal {
         let key = cacheKey(for: request)
         let flightKey = FetchKey(key: key, storageType: route.storageType, cachePolicy: request.cachePolicy)
-        return try await requestPool.value(for: flightKey, progress: tracking.progress) { [self] report in
+        // A flight every asker left after its download arrived and was staged keeps the bytes.
+        let abandonment = keepingAbandoned { [self] (fetched: FetchedOriginal) in keep(fetched, tracking: tracking) }
+        return try await requestPool.value(for: flightKey, progress: tracking.progress, abandonment: abandonment) {
+            [self] report in
             try await fetchFlight(
                 request, key: key, route: route, bytesOnly: bytesOnly, tracking: tracking.forwarding(to: report))
         }
@@ -239,11 +243,19 @@ extension AssetsManager {
         let policy = request.cachePolicy
         var cached: CacheEntry?
         if policy != .reload {
-            cached = try await storedEntry(forKey: key, route: route, bytesOnly: bytesOnly)
+            // Bytes staged unvalidated (a download decoding, or kept after its askers left) are read back, so
+            // they are not fetched again; the pipeline commits them once they decode.
+            let unvalidated = pendingWrites.unvalidated(for: .init(storageType: route.storageType, key: key))
+            if let unvalidated {
+                cached = unvalidated.entry
+            } else {
+                cached = try await storedEntry(forKey: key, route: route, bytesOnly: bytesOnly)
+            }
             let now = configuration.now()
             if let cached, policy.accepts(cached, at: now) {
                 fetchCounters.withLock { $0.bytesServedFromCache += cached.data.count }
-                return FetchedOriginal(key: key, entry: cached, source: .storage)
+                return FetchedOriginal(
+                    key: key, entry: cached, source: .storage, awaitingValidation: unvalidated?.token)
             }
             if let cached, policy == .useCache, cached.canServeStaleWhileRevalidating(at: now) {
                 fetchCounters.withLock { $0.staleServed += 1 }
@@ -288,10 +300,30 @@ extension AssetsManager {
         }
         let downloadKey = DownloadKey(
             key: key, etag: cached?.metadata.etag, lastModified: cached?.metadata.lastModified)
-        let response = try await downloads.value(for: downloadKey, progress: tracking.progress) {
-            [self, urlRequest] report in
+        // Bytes that arrive after every asker left are kept for this flight's storage, if staged writes have room.
+        let abandonment = keepingAbandoned { [self] (response: DataResponse) in
+            let kept = try? await stored(
+                response, of: request, key: key, route: route, bytesOnly: bytesOnly, revalidating: cached,
+                waitsForRoom: false)
+            if let kept { keep(kept, tracking: tracking) }
+        }
+        let response = try await downloads.value(
+            for: downloadKey, progress: tracking.progress, abandonment: abandonment
+        ) { [self, urlRequest] report in
             try await transfer(urlRequest, streamingPieces: tracking.receivesBodyPieces, report: report)
         }
+        return try await stored(
+            response, of: request, key: key, route: route, bytesOnly: bytesOnly, revalidating: cached,
+            waitsForRoom: true)
+    }
+
+    /// What a download's `response` becomes for `route`: a 304 refreshes `cached`'s metadata, a complete
+    /// representation is staged unvalidated. With `waitsForRoom` false (no asker waits for it), its staging is
+    /// made only if staged writes have room now, else it is dropped and counted.
+    private func stored(
+        _ response: DataResponse, of request: AssetRequest, key: CacheKey, route: StorageRoute, bytesOnly: Bool,
+        revalidating cached: CacheEntry?, waitsForRoom: Bool
+    ) async throws -> FetchedOriginal {
         let now = configuration.now()
         var freshness = HTTPFreshness(headers: response.headers, now: now)
         // RFC 9111 §4.1: a response that varies on a header the key leaves out is not stored (nor `Vary: *`).
@@ -308,7 +340,8 @@ extension AssetsManager {
             if let lastModified = response.header("last-modified") { entry.metadata.lastModified = lastModified }
             // The bytes were valid before; only their metadata changes.
             if !freshness.noStore {
-                try await stageMetadataUpdate(entry, forKey: key, route: route, bytesOnly: bytesOnly)
+                try await stageMetadataUpdate(
+                    entry, forKey: key, route: route, bytesOnly: bytesOnly, waitsForRoom: waitsForRoom)
             }
             return FetchedOriginal(key: key, entry: entry, source: .network)
         }
@@ -326,10 +359,21 @@ extension AssetsManager {
         freshness.apply(to: &metadata, receivedAt: now, policy: configuration.freshnessPolicy)
         let entry = CacheEntry(data: response.data, metadata: metadata)
         guard !freshness.noStore else { return FetchedOriginal(key: key, entry: entry, source: .network) }
-        let staged = try await pendingWrites.stage(
-            entry, at: .init(storageType: route.storageType, key: key), validated: false,
-            write: writer(forKey: key, route: route, bytesOnly: bytesOnly)
-        )
+        let slot = PendingWrites.Slot(storageType: route.storageType, key: key)
+        let write = writer(forKey: key, route: route, bytesOnly: bytesOnly)
+        let staged: PendingWrites.Token?
+        if waitsForRoom {
+            do {
+                staged = try await pendingWrites.stage(entry, at: slot, validated: false, write: write)
+            } catch {
+                // Cancelled while it waited for room: every asker left, and there is no room to keep the bytes.
+                fetchCounters.withLock { $0.abandonedDownloadsDropped += 1 }
+                throw error
+            }
+        } else {
+            staged = pendingWrites.stageIfRoom(entry, at: slot, validated: false, write: write)
+            if staged == nil { fetchCounters.withLock { $0.abandonedDownloadsDropped += 1 } }
+        }
         return FetchedOriginal(key: key, entry: entry, source: .network, staged: staged)
     }
 
@@ -376,12 +420,18 @@ extension AssetsManager {
     /// Stages a revalidated entry (reads see it at once) and replaces its metadata in the backend,
     /// storing it whole only if the backend no longer holds it. Waits for room as `stage` does.
     private func stageMetadataUpdate(
-        _ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, bytesOnly: Bool
+        _ entry: CacheEntry, forKey key: CacheKey, route: StorageRoute, bytesOnly: Bool, waitsForRoom: Bool
     ) async throws {
         let store = writer(forKey: key, route: route, bytesOnly: bytesOnly)
-        try await pendingWrites.stage(entry, at: .init(storageType: route.storageType, key: key), validated: true) {
-            entry in
+        let slot = PendingWrites.Slot(storageType: route.storageType, key: key)
+        let write: @Sendable (CacheEntry) async throws -> Void = { entry in
             if try await !route.updateMetadata(entry.metadata, forKey: key) { try await store(entry) }
+        }
+        if waitsForRoom {
+            try await pendingWrites.stage(entry, at: slot, validated: true, write: write)
+        } else {
+            // No asker waits: the metadata is refreshed if there is room now; else the next ask revalidates again.
+            _ = pendingWrites.stageIfRoom(entry, at: slot, validated: true, write: write)
         }
     }
 

@@ -33,9 +33,9 @@ extension AssetsManager {
     }
 
     /// Stops every prefetch of this manager's prefetchers, waits for background work (revalidations,
-    /// placeholders) and for every staged write to reach its backend. Call it before the process exits:
-    /// results are returned before their bytes are written, and a process that exits right after its last
-    /// ask would lose that ask's bytes.
+    /// placeholders, downloads kept after their askers left) and for every staged write to reach its backend.
+    /// Call it before the process exits: results are returned before their bytes are written, and a process that
+    /// exits right after its last ask would lose that ask's bytes.
     ///
     /// ```swift
     /// let avatar = try await images.image(for: url, style: .circle(diameter: 96))
@@ -50,8 +50,9 @@ extension AssetsManager {
         // Background work may stage writes, and a write may have been waiting for room: drain until both rest.
         repeat {
             await backgroundWork.waitUntilIdle()
+            await keptDownloads.waitUntilIdle()
             await pendingWrites.waitUntilWritten()
-        } while !(backgroundWork.isIdle && pendingWrites.isIdle)
+        } while !(backgroundWork.isIdle && keptDownloads.isIdle && pendingWrites.isIdle)
     }
 }
 
@@ -69,17 +70,27 @@ final class BackgroundWork: Sendable {
 
     /// Starts `operation` in a task of its own.
     func start(priority: TaskPriority?, _ operation: @escaping @Sendable () async -> Void) {
-        state.withLock { $0.running += 1 }
+        begin()
         Task(priority: priority) { [self] in
             await operation()
-            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                state.running -= 1
-                guard state.running == 0 else { return [] }
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
+            end()
         }
+    }
+
+    /// Counts work running elsewhere (a task of another's) until `end()`.
+    func begin() {
+        state.withLock { $0.running += 1 }
+    }
+
+    /// Ends what `begin()` counted.
+    func end() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.running -= 1
+            guard state.running == 0 else { return [] }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Returns once no task is running.

@@ -45,6 +45,9 @@ public final class AssetsManager: Sendable {
     public let executor: any TaskExecutor
     /// Background work under way (revalidations, placeholders), which `shutdown()` awaits.
     let backgroundWork = BackgroundWork()
+    /// Downloads every asker left, from then until their bytes are staged and validated (or dropped), which
+    /// `waitForPendingWrites()` and `shutdown()` await.
+    let keptDownloads = BackgroundWork()
     /// The prefetchers over this manager, which `shutdown()` stops.
     let prefetchers = PrefetcherRegistry()
 
@@ -173,9 +176,11 @@ public final class AssetsManager: Sendable {
     }
 
     /// Returns once every result handed back before its write has been written (or failed to be;
-    /// failures are counted in `fetchStatistics.storeFailures`). Before a process exits, call
-    /// `shutdown()`, which also stops prefetches and waits for background work.
+    /// failures are counted in `fetchStatistics.storeFailures`), and every download whose bytes arrived after
+    /// its askers left has been validated and written, or dropped. Before a process exits, call `shutdown()`,
+    /// which also stops prefetches and waits for background work.
     public func waitForPendingWrites() async {
+        await keptDownloads.waitUntilIdle()
         await pendingWrites.waitUntilWritten()
     }
 

@@ -195,6 +195,9 @@ extension AssetPipeline {
         {
             return kept
         }
+        // A download its askers leave after its bytes arrived is validated with this flight's decoder and options.
+        var tracking = tracking
+        tracking.keepAbandoned = { [self] staged, entry in validateInBackground(staged, entry.data, options: options) }
         let fetched = try await manager.fetchOriginal(request, route: route, bytesOnly: true, tracking: tracking)
         if fetched.revalidatesInBackground {
             manager.revalidateInBackground(originalKey, route: route, bytesOnly: true) { [self] in
@@ -210,7 +213,10 @@ extension AssetPipeline {
                 try await manager.runOnExecutor { try decoder.decode(fetched.entry.data, options: options) }
             }
         } catch {
-            if let staged = fetched.staged {
+            if let staged = fetched.staged, error is CancellationError {
+                // Every asker left after the bytes arrived: they are kept, validated in the background.
+                validateInBackground(staged, fetched.entry.data, options: options)
+            } else if let staged = fetched.staged {
                 manager.pendingWrites.discard(staged)
             } else if !(error is CancellationError), fetched.source != .network {
                 // Stored bytes that no longer decode are removed, so the next ask downloads them anew.
@@ -222,6 +228,7 @@ extension AssetPipeline {
             throw decoder.decodingError(error, key: originalKey, url: request.url)
         }
         fetched.staged.map(manager.pendingWrites.commit)
+        fetched.awaitingValidation.map(manager.pendingWrites.commit)
         counters.withLock {
             $0.decodes += 1
             switch fetched.source {
@@ -237,6 +244,34 @@ extension AssetPipeline {
             )
         }
         return AssetResult(value: value, source: fetched.source, metadata: fetched.entry.metadata)
+    }
+
+    /// Validates the bytes of a download whose askers all left, in the background: decodes them with this
+    /// pipeline's decoder and the flight's `options`, on the manager's executor at the lowest priority, then
+    /// commits the staging (it is written) or discards it (nothing undecodable is stored). An ask that came back
+    /// meanwhile read the staged bytes and committed them once they decoded: then they are not decoded again.
+    /// The decoded value is not kept in memory, where it would push out what is shown.
+    func validateInBackground(_ staged: PendingWrites.Token, _ bytes: Data, options: Decoder.Options) {
+        let pendingWrites = manager.pendingWrites
+        manager.keptDownloads.start(priority: .background) { [self] in
+            guard pendingWrites.awaitsValidation(staged) else { return }
+            do {
+                let decoded = try await manager.decodeLimiter.run(priority: .veryLow) { () async throws -> Bool in
+                    guard pendingWrites.awaitsValidation(staged) else { return false }
+                    _ = try await manager.runOnExecutor { try decoder.decode(bytes, options: options) }
+                    return true
+                }
+                guard decoded else { return }
+                pendingWrites.commit(staged)
+                counters.withLock {
+                    $0.decodes += 1
+                    $0.networkFetches += 1
+                }
+            } catch {
+                pendingWrites.discard(staged)
+                if !(error is CancellationError) { counters.withLock { $0.undecodable += 1 } }
+            }
+        }
     }
 
     /// Keeps a decoded original in memory, unless memory holds one that already satisfies these options.

@@ -13,8 +13,9 @@ import Synchronization
 ///
 /// An ask joins a decode under way only when that decode's options satisfy it
 /// (`AssetDecoding.options(_:satisfy:)`): a 96 px ask never receives a 40 px decode, and a 40 px ask
-/// joins a 96 px one. A download is stored only after it decoded. Results return before their bytes
-/// are written; reads see the write meanwhile. Downloads, decodes and processing steps are bounded by
+/// joins a 96 px one. A download is stored only after it decoded; one whose bytes arrived before every asker
+/// left is decoded in the background, then stored. Results return before their bytes are written; reads see
+/// the write meanwhile. Downloads, decodes and processing steps are bounded by
 /// the manager's stage limiters, in priority order. Stale entries are served under
 /// `stale-while-revalidate` (one background revalidation) and `stale-if-error`.
 ///

@@ -10,8 +10,10 @@ import Synchronization
 /// Each staging holds its entry's bytes from `stage` until its write finished, or until it was
 /// discarded, dropped or replaced before its write started. Together they stay within `byteLimit`:
 /// a staging that would pass it waits, in the order they came, for earlier writes to finish (an entry
-/// larger than the limit waits until nothing else is staged). Room always comes: a flight commits or
-/// discards what it staged without staging anything else first, and every write ends.
+/// larger than the limit waits until nothing else is staged), or, for bytes no asker waits for
+/// (`stageIfRoom`), is not staged at all. Room always comes: a flight, or the background validation of a
+/// download its askers left, commits or discards what it staged without staging anything else first, and
+/// every write ends.
 final class PendingWrites: Sendable {
     struct Slot: Hashable, Sendable {
         var storageType: StorageType
@@ -112,6 +114,29 @@ final class PendingWrites: Sendable {
         write: @escaping @Sendable (CacheEntry) async throws -> Void
     ) async throws -> Token {
         let id = try await reserve(Self.bytes(of: entry))
+        return place(entry, at: slot, id: id, validated: validated, write: write)
+    }
+
+    /// Stages `entry` as `stage(_:at:validated:write:)` does if it fits within the byte limit now and no staging
+    /// waits for room; else stages nothing and returns `nil`. For bytes no asker waits for any more (a download
+    /// every asker left): holding them until room comes would hold them outside the limit.
+    func stageIfRoom(
+        _ entry: CacheEntry, at slot: Slot, validated: Bool,
+        write: @escaping @Sendable (CacheEntry) async throws -> Void
+    ) -> Token? {
+        let bytes = Self.bytes(of: entry)
+        let id = state.withLock { state -> UInt64? in
+            guard state.roomWaiters.isEmpty, state._fits(bytes, limit: byteLimit) else { return nil }
+            return state._charge(bytes)
+        }
+        return id.map { place(entry, at: slot, id: $0, validated: validated, write: write) }
+    }
+
+    /// Puts `entry`, charged under `id`, in `slot`, replacing what was staged there.
+    private func place(
+        _ entry: CacheEntry, at slot: Slot, id: UInt64, validated: Bool,
+        write: @escaping @Sendable (CacheEntry) async throws -> Void
+    ) -> Token {
         let replaced = state.withLock { state -> Bool in
             let replaced = state.pending[slot] != nil
             state._removePending(slot)
@@ -122,6 +147,24 @@ final class PendingWrites: Sendable {
         let token = Token(slot: slot, id: id)
         if validated { commit(token) }
         return token
+    }
+
+    /// The entry staged unvalidated for `slot`, with its token, if there is one: bytes still waiting for the
+    /// decode that lets them be written.
+    func unvalidated(for slot: Slot) -> (entry: CacheEntry, token: Token)? {
+        state.withLock { state in
+            guard let pending = state.pending[slot], !pending.validated else { return nil }
+            return (pending.entry, Token(slot: slot, id: pending.id))
+        }
+    }
+
+    /// Whether the staging `token` names is still staged and waits for its validation (neither committed,
+    /// discarded, dropped nor replaced).
+    func awaitsValidation(_ token: Token) -> Bool {
+        state.withLock { state in
+            guard let pending = state.pending[token.slot] else { return false }
+            return pending.id == token.id && !pending.validated
+        }
     }
 
     /// What a staged entry holds in memory: its bytes and any decoded object beside them.

@@ -95,7 +95,8 @@ public final class ImageTask: Sendable {
     public var progress: FetchProgress? { latestProgress.value.withLock { $0 } }
 
     /// Stops waiting: the task ends with `CancellationError` unless it already finished. A download or decode
-    /// another ask shares goes on for it.
+    /// another ask shares goes on for it; a download no one else shares stops, unless its bytes had all arrived:
+    /// then they are decoded and stored in the background, and a task made again for them reads them there.
     public func cancel() {
         outcome.cancel()
     }
