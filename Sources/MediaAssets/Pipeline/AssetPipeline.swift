@@ -65,8 +65,10 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
 
     /// Admits the asks memory did not answer, `Configuration.activeAsks` at a time.
     let askLimiter: WorkLimiter
-    let variantFlights = RequestPool<VariantFlightKey, AssetResult<Value>>()
-    let decodeFlights = RequestPool<DecodeFlightKey, AssetResult<Value>>()
+    let variantFlights: RequestPool<VariantFlightKey, AssetResult<Value>>
+    let decodeFlights: RequestPool<DecodeFlightKey, AssetResult<Value>>
+    /// The joins of this pipeline's asks, wherever they joined (its flights, the manager's fetches and downloads).
+    let joinCounter = JoinCounter()
     /// The decode options under way per original, so that an ask joins a decode that satisfies it.
     let decodesUnderWay = Mutex([DecodeSource: [Decoder.Options: Int]]())
     let counters = Mutex(PipelineStatistics())
@@ -81,6 +83,8 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         self.decoder = decoder
         self.configuration = configuration
         self.askLimiter = WorkLimiter(limit: configuration.activeAsks)
+        self.variantFlights = RequestPool(countingJoinsIn: manager.joinCounter)
+        self.decodeFlights = RequestPool(countingJoinsIn: manager.joinCounter)
         self.decodedIdentifier = "decoded(" + decoder.identifier + ")"
     }
 
@@ -151,8 +155,8 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         receivesBodyPieces: Bool = false
     ) async throws -> AssetResult<Value> {
         if let hit = cachedValue(for: request, options: options, storageType: storageType) { return hit }
-        do {
-            return try await admitted(request, priority: priority) {
+        return try await countingJoins { asked in
+            try await admitted(request, priority: priority) {
                 let route = try manager.route(for: storageType)
                 let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
                 let result = try await LivePriority.withAskPriority(priority, request: request) {
@@ -162,11 +166,8 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
                     let key = decodedKey(manager.cacheKey(for: request))
                     keep(result.value, options: options, metadata: result.metadata, forKey: key, route: route)
                 }
-                return result
+                return result.joined(asked)
             }
-        } catch {
-            countFailure(error)
-            throw error
         }
     }
 
@@ -182,24 +183,36 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         progress: (@Sendable (FetchProgress) -> Void)? = nil, receivesBodyPieces: Bool = false
     ) async throws -> AssetResult<Value> {
         if let hit = cachedValue(for: request, processor: processor, storageType: storageType) { return hit }
-        do {
-            return try await admitted(request, priority: priority) {
+        return try await countingJoins { asked in
+            try await admitted(request, priority: priority) {
                 let route = try manager.route(for: storageType)
                 let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
                 let flightKey = VariantFlightKey(
                     variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
                 )
                 let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
-                return try await LivePriority.withAskPriority(priority, request: request) {
+                let result = try await LivePriority.withAskPriority(priority, request: request) {
                     try await variantFlights.value(for: flightKey, progress: progress) { [self] report in
                         try await processFlight(
                             request, processor: processor, options: options, variantKey: variantKey, route: route,
                             tracking: tracking.forwarding(to: report))
                     }
                 }
+                return result.joined(asked)
             }
+        }
+    }
+
+    /// Runs an ask that memory did not answer with its joins recorded (`AssetResult.isJoined`, `statistics.joins`),
+    /// counting it as a failure or a cancellation when it throws.
+    private func countingJoins<T: Sendable>(_ ask: (AskJoins) async throws -> T) async throws -> T {
+        let asked = AskJoins(counter: joinCounter)
+        do {
+            return try await AskJoins.$current.withValue(asked) { try await ask(asked) }
         } catch {
-            countFailure(error)
+            counters.withLock {
+                if error is CancellationError { $0.cancellations += 1 } else { $0.failures += 1 }
+            }
             throw error
         }
     }
@@ -221,7 +234,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     public var statistics: PipelineStatistics {
         var statistics = counters.withLock { $0 }
         statistics.memoryHits = memoryHitCount.load(ordering: .relaxed)
-        statistics.joins = variantFlights.joinCount + decodeFlights.joinCount
+        statistics.joins = joinCounter.value
         return statistics
     }
 
@@ -248,10 +261,6 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     func countMemoryHit() {
         memoryHitCount.add(1, ordering: .relaxed)
     }
-
-    private func countFailure(_ error: Error) {
-        if !(error is CancellationError) { counters.withLock { $0.failures += 1 } }
-    }
 }
 
 /// Which decoded originals an `AssetPipeline` keeps in memory beside the values it returns.
@@ -270,10 +279,16 @@ public enum DecodedOriginalPolicy: Sendable, Hashable {
 }
 
 /// What an `AssetPipeline` did, counted.
+///
+/// Hits and fetches count the work done, once however many asks shared it: five concurrent asks for one cold
+/// variant make one network fetch, one decode, one process and four `joins`. `joins`, `failures` and
+/// `cancellations` count asks.
 public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
-    /// Asks answered from memory without decoding.
+    /// Asks answered from memory without decoding: a kept value, or (encoded output) the bytes of a variant
+    /// kept in the memory tier.
     public var memoryHits = 0
-    /// Stored bytes (variants and originals) read back and decoded.
+    /// Asks answered from bytes in storage (the byte tiers, or writes still staged) instead of the network: a
+    /// stored variant or original decoded, or (encoded output) a stored variant's bytes sent as they are.
     public var storageHits = 0
     /// Originals downloaded or revalidated.
     public var networkFetches = 0
@@ -283,14 +298,19 @@ public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
     public var undecodable = 0
     /// Processing steps run.
     public var processes = 0
-    /// Encoded variants served from the byte tiers as stored, without decoding (`encodedVariant(for:…)`).
+    /// Encoded output (`encodedVariant(for:…)`) answered with a variant's bytes as kept, without decoding:
+    /// each is also counted in `memoryHits` or `storageHits`, by where the bytes were.
     public var encodedHits = 0
     /// Asks served stale.
     public var staleServed = 0
-    /// Asks that joined a flight under way.
+    /// Asks that joined work another ask had started (a render or decode of this pipeline, or a fetch or download
+    /// of its manager) instead of starting their own; each such ask's result has `isJoined` set. Every join is
+    /// also in the manager's `FetchStatistics.joins`.
     public var joins = 0
-    /// Asks that failed (cancellations not counted).
+    /// Asks that memory did not answer and that ended in an error other than cancellation.
     public var failures = 0
+    /// Asks that memory did not answer and that ended because they were cancelled (never in `failures`).
+    public var cancellations = 0
 
     /// Creates zeroed statistics.
     public init() {}
@@ -298,6 +318,6 @@ public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "memory hits \(memoryHits), storage hits \(storageHits), network fetches \(networkFetches), "
             + "decodes \(decodes), undecodable \(undecodable), processes \(processes), encoded hits \(encodedHits), "
-            + "stale \(staleServed), joins \(joins), failures \(failures)"
+            + "stale \(staleServed), joins \(joins), failures \(failures), cancellations \(cancellations)"
     }
 }
