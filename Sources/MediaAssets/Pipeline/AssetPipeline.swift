@@ -155,12 +155,15 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         receivesBodyPieces: Bool = false
     ) async throws -> AssetResult<Value> {
         if let hit = cachedValue(for: request, options: options, storageType: storageType) { return hit }
-        return try await countingJoins { asked in
-            try await admitted(request, priority: priority) {
+        do {
+            return try await admitted(request, priority: priority) {
+                let asked = AskJoins(counter: joinCounter)
                 let route = try manager.route(for: storageType)
                 let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
-                let result = try await LivePriority.withAskPriority(priority, request: request) {
-                    try await decoded(request, options: options, route: route, tracking: tracking)
+                let result = try await AskJoins.$current.withValue(asked) {
+                    try await LivePriority.withAskPriority(priority, request: request) {
+                        try await decoded(request, options: options, route: route, tracking: tracking)
+                    }
                 }
                 if configuration.decodedOriginals == .whenAskedUnprocessed, result.source != .memory {
                     let key = decodedKey(manager.cacheKey(for: request))
@@ -168,6 +171,9 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
                 }
                 return result.joined(asked)
             }
+        } catch {
+            countEnd(error)
+            throw error
         }
     }
 
@@ -183,37 +189,36 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         progress: (@Sendable (FetchProgress) -> Void)? = nil, receivesBodyPieces: Bool = false
     ) async throws -> AssetResult<Value> {
         if let hit = cachedValue(for: request, processor: processor, storageType: storageType) { return hit }
-        return try await countingJoins { asked in
-            try await admitted(request, priority: priority) {
+        do {
+            return try await admitted(request, priority: priority) {
+                let asked = AskJoins(counter: joinCounter)
                 let route = try manager.route(for: storageType)
                 let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
                 let flightKey = VariantFlightKey(
                     variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
                 )
                 let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
-                let result = try await LivePriority.withAskPriority(priority, request: request) {
-                    try await variantFlights.value(for: flightKey, progress: progress) { [self] report in
-                        try await processFlight(
-                            request, processor: processor, options: options, variantKey: variantKey, route: route,
-                            tracking: tracking.forwarding(to: report))
+                let result = try await AskJoins.$current.withValue(asked) {
+                    try await LivePriority.withAskPriority(priority, request: request) {
+                        try await variantFlights.value(for: flightKey, progress: progress) { [self] report in
+                            try await processFlight(
+                                request, processor: processor, options: options, variantKey: variantKey,
+                                route: route, tracking: tracking.forwarding(to: report))
+                        }
                     }
                 }
                 return result.joined(asked)
             }
+        } catch {
+            countEnd(error)
+            throw error
         }
     }
 
-    /// Runs an ask that memory did not answer with its joins recorded (`AssetResult.isJoined`, `statistics.joins`),
-    /// counting it as a failure or a cancellation when it throws.
-    private func countingJoins<T: Sendable>(_ ask: (AskJoins) async throws -> T) async throws -> T {
-        let asked = AskJoins(counter: joinCounter)
-        do {
-            return try await AskJoins.$current.withValue(asked) { try await ask(asked) }
-        } catch {
-            counters.withLock {
-                if error is CancellationError { $0.cancellations += 1 } else { $0.failures += 1 }
-            }
-            throw error
+    /// Counts an ask that memory did not answer and that threw: as a cancellation or as a failure.
+    private func countEnd(_ error: Error) {
+        counters.withLock {
+            if error is CancellationError { $0.cancellations += 1 } else { $0.failures += 1 }
         }
     }
 

@@ -1,4 +1,5 @@
-/// Counters of an `ImageUtil`'s still images (its `pipeline`), for tests, logs and tuning.
+/// Counters of an `ImageUtil`'s still images (its `pipeline`, and avatars styled from an app's original), for
+/// tests, logs and tuning.
 ///
 /// Coalesced asks count once per shared piece of work: five concurrent asks for one cold styled variant make
 /// one network fetch, one decode, one render and four `joins`. `joins`, `failures` and `cancellations` count
