@@ -96,9 +96,26 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     private let state = Mutex(State())
+    /// Where every join of this pool is also counted (the manager's count of joins), if anywhere.
+    private let joinCounter: JoinCounter?
 
     /// Creates an empty pool.
-    public init() {}
+    public init() {
+        joinCounter = nil
+    }
+
+    /// Creates an empty pool whose joins are also counted by `joinCounter`, and by the joining ask's `AskJoins`.
+    package init(countingJoinsIn joinCounter: JoinCounter) {
+        self.joinCounter = joinCounter
+    }
+
+    /// Counts a join where the statistics read it: the pool's owner and the ask that joined. A pool that counts no
+    /// joins leaves the ask's record alone too, so that the two counts cover the same pools.
+    private func countJoin() {
+        guard let joinCounter else { return }
+        joinCounter.add()
+        AskJoins.current?.record()
+    }
 
     /// How many asks joined an operation already under way (one per flight joined).
     public var joinCount: Int { state.withLock { $0.joins } }
@@ -176,7 +193,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                 change?.notify()
                 switch started {
                 case .none: continuation.resume(throwing: CancellationError())
-                case .some(nil): break  // joined a flight under way
+                case .some(nil): countJoin()  // joined a flight under way
                 case .some(let id?):
                     launch(flightID: id, abandonment: abandonment) { report in [key: try await operation(report)] }
                 }
@@ -232,6 +249,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
             return (joinedIDs, started, changes)
         }
         for change in changes { change.notify() }
+        for _ in joinedIDs { countJoin() }
         for (id, group) in started {
             launch(flightID: id) { _ in try await operation(group) }
         }

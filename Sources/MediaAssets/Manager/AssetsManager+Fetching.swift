@@ -85,7 +85,7 @@ extension AssetsManager {
     /// A snapshot of the fetch counters.
     public var fetchStatistics: FetchStatistics {
         var statistics = fetchCounters.withLock { $0 }
-        statistics.joins = requestPool.joinCount + downloads.joinCount
+        statistics.joins = joinCounter.value
         statistics.storeFailures = pendingWrites.failureCount
         return statistics
     }
@@ -177,6 +177,13 @@ extension AssetsManager {
                 do {
                     response = try await attempt()
                 } catch {
+                    if Self.isRefusalBeforeConnecting(error, of: url) {
+                        // Counted as a request when it started; it never reached the origin.
+                        fetchCounters.withLock {
+                            $0.originRequests -= 1
+                            $0.refusals += 1
+                        }
+                    }
                     if Self.isCancellation(error) || Task.isCancelled { throw CancellationError() }
                     guard mayRetry, RetryPolicy.isTransient(error) else { throw wrap(error, url: url) }
                     return .retry(after: policy.delay(afterAttempt: attempts, retryAfter: nil))
@@ -213,6 +220,18 @@ extension AssetsManager {
 
     private static func isCancellation(_ error: any Error) -> Bool {
         error is CancellationError || (error as? URLError)?.code == .cancelled
+    }
+
+    /// Whether `error` is the fetch policy refusing `url` itself, before any connection: a refusal at a redirect
+    /// names the redirect's target, or the redirect limit or loop, after the first hop reached the origin.
+    private static func isRefusalBeforeConnecting(_ error: any Error, of url: URL) -> Bool {
+        guard case .fetchRefused(let refused, let refusal)? = error as? AssetsError, refused == url else {
+            return false
+        }
+        switch refusal {
+        case .scheme, .host, .address: return true
+        case .redirectLimit, .redirectLoop: return false
+        }
     }
 
     // MARK: The fetch stage
@@ -272,7 +291,10 @@ extension AssetsManager {
                 fetchCounters.withLock { $0.staleServed += 1 }
                 return FetchedOriginal(key: key, entry: cached, source: .stale)
             }
-            fetchCounters.withLock { $0.failures += 1 }
+            let cancelled = error is CancellationError || Task.isCancelled
+            fetchCounters.withLock {
+                if cancelled { $0.cancellations += 1 } else { $0.failures += 1 }
+            }
             throw error
         }
     }

@@ -20,11 +20,13 @@ public final class AssetsManager: Sendable {
     public let configuration: Configuration
     /// The loader fetches go through.
     public let loader: any DataLoading
+    /// Every join of this manager's flights and of its pipelines' flights (`FetchStatistics.joins`).
+    package let joinCounter = JoinCounter()
     /// Fetch stages under way, one per key, storage type and cache policy: each reads its own storage.
-    let requestPool = RequestPool<FetchKey, FetchedOriginal>()
+    let requestPool: RequestPool<FetchKey, FetchedOriginal>
     /// Downloads under way, one per key (and validators) whatever storage asked: a prefetch into `.disk` and
     /// a display through `.hybrid(.image)` share one.
-    let downloads = RequestPool<DownloadKey, DataResponse>()
+    let downloads: RequestPool<DownloadKey, DataResponse>
     let fetchCounters = Mutex(FetchStatistics())
     /// Results returned before they were written, readable until the write is done.
     let pendingWrites: PendingWrites
@@ -58,6 +60,8 @@ public final class AssetsManager: Sendable {
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
         self.registry = BackendRegistry()
+        self.requestPool = RequestPool(countingJoinsIn: joinCounter)
+        self.downloads = RequestPool(countingJoinsIn: joinCounter)
         self.loader = configuration.loader ?? URLSessionLoader(maxResponseSize: configuration.maxResponseSize)
         self.fetchLimiter = WorkLimiter(limit: configuration.stageLimits.fetches)
         self.hostLimiter = configuration.fetchPolicy.maxConnectionsPerHost.map(HostLimiter.init)

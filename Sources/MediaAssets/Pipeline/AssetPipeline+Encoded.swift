@@ -5,8 +5,9 @@ extension AssetPipeline {
     /// content type and a strong validator (`metadata.etag`, an ``EntityTag``).
     ///
     /// A stored variant that the request's cache policy accepts is read from the memory tier of a tiered
-    /// storage type (`Configuration.encodedVariantsInMemory`), else from the staged writes or the byte tiers,
-    /// and returned as it is: nothing is decoded. Bytes read from the byte tiers or made are kept in the memory
+    /// storage type (`Configuration.encodedVariantsInMemory`; source `.memory`), else from the staged writes or
+    /// the byte tiers (source `.storage`), and returned as it is: nothing is decoded, and the hit is counted in
+    /// `statistics.memoryHits` or `.storageHits`, and `.encodedHits`. Bytes read from the byte tiers or made are kept in the memory
     /// tier for the next ask. Otherwise the variant is made as
     /// `value(for:processor:options:storageType:priority:progress:receivesBodyPieces:)` makes it (one flight
     /// with the asks for its value) and its bytes returned; a value found in memory alone (a memory-only
@@ -27,13 +28,13 @@ extension AssetPipeline {
             if let memory = route.memory, let entry = memory.cachedEntry(forKey: variantKey), !entry.data.isEmpty,
                 policy.accepts(entry, at: now)
             {
-                return encodedHit(entry)
+                return encodedHit(entry, source: .memory)
             }
             if let entry = try await manager.storedEntry(forKey: variantKey, route: route, bytesOnly: true),
                 !entry.data.isEmpty, policy.accepts(entry, at: now)
             {
                 keepEncoded(entry.data, metadata: entry.metadata, forKey: variantKey, route: route)
-                return encodedHit(entry)
+                return encodedHit(entry, source: .storage)
             }
         }
         let made = try await value(
@@ -42,7 +43,7 @@ extension AssetPipeline {
             var metadata = Self.validated(made.metadata, of: encoded.data)
             metadata.contentType = encoded.contentType
             keepEncoded(encoded.data, metadata: metadata, forKey: variantKey, route: route)
-            return AssetResult(value: encoded, source: made.source, metadata: metadata)
+            return AssetResult(value: encoded, source: made.source, metadata: metadata, isJoined: made.isJoined)
         }
         let encoded = try await manager.processLimiter.run(priority: priority) {
             try await manager.runOnExecutor { try encodedVariant(of: made.value, by: processor) }
@@ -59,15 +60,20 @@ extension AssetPipeline {
             try await manager.stage(entry, forKey: variantKey, route: route, bytesOnly: true)
             keepEncoded(encoded.data, metadata: metadata, forKey: variantKey, route: route)
         }
-        return AssetResult(value: encoded, source: made.source, metadata: metadata)
+        return AssetResult(value: encoded, source: made.source, metadata: metadata, isJoined: made.isJoined)
     }
 
-    /// A hit on stored bytes, counted.
-    private func encodedHit(_ entry: CacheEntry) -> AssetResult<EncodedVariant> {
-        counters.withLock { $0.encodedHits += 1 }
+    /// A hit on a variant's bytes as kept, counted by where they were: the memory tier (`.memory`), or the byte
+    /// tiers or staged writes (`.storage`).
+    private func encodedHit(_ entry: CacheEntry, source: AssetSource) -> AssetResult<EncodedVariant> {
+        if source == .memory { countMemoryHit() }
+        counters.withLock {
+            $0.encodedHits += 1
+            if source == .storage { $0.storageHits += 1 }
+        }
         let metadata = Self.validated(entry.metadata, of: entry.data)
         return AssetResult(
-            value: EncodedVariant(data: entry.data, contentType: metadata.contentType), source: .storage,
+            value: EncodedVariant(data: entry.data, contentType: metadata.contentType), source: source,
             metadata: metadata)
     }
 

@@ -66,8 +66,10 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
 
     /// Admits the asks memory did not answer, `Configuration.activeAsks` at a time.
     let askLimiter: WorkLimiter
-    let variantFlights = RequestPool<VariantFlightKey, AssetResult<Value>>()
-    let decodeFlights = RequestPool<DecodeFlightKey, AssetResult<Value>>()
+    let variantFlights: RequestPool<VariantFlightKey, AssetResult<Value>>
+    let decodeFlights: RequestPool<DecodeFlightKey, AssetResult<Value>>
+    /// The joins of this pipeline's asks, wherever they joined (its flights, the manager's fetches and downloads).
+    let joinCounter = JoinCounter()
     /// The decode options under way per original, so that an ask joins a decode that satisfies it.
     let decodesUnderWay = Mutex([DecodeSource: [Decoder.Options: Int]]())
     let counters = Mutex(PipelineStatistics())
@@ -82,6 +84,8 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         self.decoder = decoder
         self.configuration = configuration
         self.askLimiter = WorkLimiter(limit: configuration.activeAsks)
+        self.variantFlights = RequestPool(countingJoinsIn: manager.joinCounter)
+        self.decodeFlights = RequestPool(countingJoinsIn: manager.joinCounter)
         self.decodedIdentifier = "decoded(" + decoder.identifier + ")"
     }
 
@@ -154,19 +158,22 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         if let hit = cachedValue(for: request, options: options, storageType: storageType) { return hit }
         do {
             return try await admitted(request, priority: priority) {
+                let asked = AskJoins(counter: joinCounter)
                 let route = try manager.route(for: storageType)
                 let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
-                let result = try await LivePriority.withAskPriority(priority, request: request) {
-                    try await decoded(request, options: options, route: route, tracking: tracking)
+                let result = try await AskJoins.$current.withValue(asked) {
+                    try await LivePriority.withAskPriority(priority, request: request) {
+                        try await decoded(request, options: options, route: route, tracking: tracking)
+                    }
                 }
                 if configuration.decodedOriginals == .whenAskedUnprocessed, result.source != .memory {
                     let key = decodedKey(manager.cacheKey(for: request))
                     keep(result.value, options: options, metadata: result.metadata, forKey: key, route: route)
                 }
-                return result
+                return result.joined(asked)
             }
         } catch {
-            countFailure(error)
+            countEnd(error)
             throw error
         }
     }
@@ -185,23 +192,34 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         if let hit = cachedValue(for: request, processor: processor, storageType: storageType) { return hit }
         do {
             return try await admitted(request, priority: priority) {
+                let asked = AskJoins(counter: joinCounter)
                 let route = try manager.route(for: storageType)
                 let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
                 let flightKey = VariantFlightKey(
                     variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
                 )
                 let tracking = FetchTracking(progress: progress, receivesBodyPieces: receivesBodyPieces)
-                return try await LivePriority.withAskPriority(priority, request: request) {
-                    try await variantFlights.value(for: flightKey, progress: progress) { [self] report in
-                        try await processFlight(
-                            request, processor: processor, options: options, variantKey: variantKey, route: route,
-                            tracking: tracking.forwarding(to: report))
+                let result = try await AskJoins.$current.withValue(asked) {
+                    try await LivePriority.withAskPriority(priority, request: request) {
+                        try await variantFlights.value(for: flightKey, progress: progress) { [self] report in
+                            try await processFlight(
+                                request, processor: processor, options: options, variantKey: variantKey,
+                                route: route, tracking: tracking.forwarding(to: report))
+                        }
                     }
                 }
+                return result.joined(asked)
             }
         } catch {
-            countFailure(error)
+            countEnd(error)
             throw error
+        }
+    }
+
+    /// Counts an ask that memory did not answer and that threw: as a cancellation or as a failure.
+    private func countEnd(_ error: Error) {
+        counters.withLock {
+            if error is CancellationError { $0.cancellations += 1 } else { $0.failures += 1 }
         }
     }
 
@@ -222,7 +240,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     public var statistics: PipelineStatistics {
         var statistics = counters.withLock { $0 }
         statistics.memoryHits = memoryHitCount.load(ordering: .relaxed)
-        statistics.joins = variantFlights.joinCount + decodeFlights.joinCount
+        statistics.joins = joinCounter.value
         return statistics
     }
 
@@ -249,10 +267,6 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     func countMemoryHit() {
         memoryHitCount.add(1, ordering: .relaxed)
     }
-
-    private func countFailure(_ error: Error) {
-        if !(error is CancellationError) { counters.withLock { $0.failures += 1 } }
-    }
 }
 
 /// Which decoded originals an `AssetPipeline` keeps in memory beside the values it returns.
@@ -271,10 +285,16 @@ public enum DecodedOriginalPolicy: Sendable, Hashable {
 }
 
 /// What an `AssetPipeline` did, counted.
+///
+/// Hits and fetches count the work done, once however many asks shared it: five concurrent asks for one cold
+/// variant make one network fetch, one decode, one process and four `joins`. `joins`, `failures` and
+/// `cancellations` count asks.
 public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
-    /// Asks answered from memory without decoding.
+    /// Asks answered from memory without decoding: a kept value, or (encoded output) the bytes of a variant
+    /// kept in the memory tier.
     public var memoryHits = 0
-    /// Stored bytes (variants and originals) read back and decoded.
+    /// Asks answered from bytes in storage (the byte tiers, or writes still staged) instead of the network: a
+    /// stored variant or original decoded, or (encoded output) a stored variant's bytes sent as they are.
     public var storageHits = 0
     /// Originals downloaded or revalidated.
     public var networkFetches = 0
@@ -284,14 +304,19 @@ public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
     public var undecodable = 0
     /// Processing steps run.
     public var processes = 0
-    /// Encoded variants served from the byte tiers as stored, without decoding (`encodedVariant(for:…)`).
+    /// Encoded output (`encodedVariant(for:…)`) answered with a variant's bytes as kept, without decoding:
+    /// each is also counted in `memoryHits` or `storageHits`, by where the bytes were.
     public var encodedHits = 0
     /// Asks served stale.
     public var staleServed = 0
-    /// Asks that joined a flight under way.
+    /// Asks that joined work another ask had started (a render or decode of this pipeline, or a fetch or download
+    /// of its manager) instead of starting their own; each such ask's result has `isJoined` set. Every join is
+    /// also in the manager's `FetchStatistics.joins`.
     public var joins = 0
-    /// Asks that failed (cancellations not counted).
+    /// Asks that memory did not answer and that ended in an error other than cancellation.
     public var failures = 0
+    /// Asks that memory did not answer and that ended because they were cancelled (never in `failures`).
+    public var cancellations = 0
 
     /// Creates zeroed statistics.
     public init() {}
@@ -299,6 +324,6 @@ public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "memory hits \(memoryHits), storage hits \(storageHits), network fetches \(networkFetches), "
             + "decodes \(decodes), undecodable \(undecodable), processes \(processes), encoded hits \(encodedHits), "
-            + "stale \(staleServed), joins \(joins), failures \(failures)"
+            + "stale \(staleServed), joins \(joins), failures \(failures), cancellations \(cancellations)"
     }
 }

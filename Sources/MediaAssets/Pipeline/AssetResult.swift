@@ -26,22 +26,42 @@ public enum AssetSource: Sendable, Hashable, CustomStringConvertible {
 public struct AssetResult<Value: Sendable>: Sendable {
     /// The decoded (and processed) value.
     public var value: Value
-    /// Where it came from.
+    /// Where its bytes came from: where the work that made it found them.
+    ///
+    /// An ask that joined work under way (`isJoined`) gets that work's source: twenty concurrent asks for one
+    /// cold image share one download, and all twenty say `.network`, one with `isJoined == false` (the ask that
+    /// started it) and nineteen with `isJoined == true`. The source stays the bytes' provenance for every ask
+    /// (whether they are fresh, stale or from the network decides what a service may send and cache); the
+    /// results with `source == .network` and `!isJoined` are the downloads.
     public var source: AssetSource
     /// The metadata of the entry it came from (freshness, validators, content type).
     public var metadata: CacheMetadata
     /// The decoded original a processed value was made from, when this ask processed it (an app can
     /// keep both, as Navi's avatars do); `nil` for memory hits, stored variants and unprocessed values.
     public var original: Value?
+    /// Whether this ask joined work another ask had started (a download, decode or render under way) instead of
+    /// starting its own: its value is the one that work made, and `PipelineStatistics.joins` counted the join.
+    /// `false` for the ask that started the work, and for memory hits.
+    public var isJoined: Bool
     /// The variant's bytes as stored, when this ask made or read them (for `encodedVariant(for:…)`).
     var encoded: EncodedVariant?
 
     /// Creates a result.
     @inlinable
-    public init(value: Value, source: AssetSource, metadata: CacheMetadata, original: Value? = nil) {
+    public init(
+        value: Value, source: AssetSource, metadata: CacheMetadata, original: Value? = nil, isJoined: Bool = false
+    ) {
         self.value = value
         self.source = source
         self.metadata = metadata
         self.original = original
+        self.isJoined = isJoined
+    }
+
+    /// This result as `ask` received it: joined when the ask joined work under way.
+    func joined(_ ask: AskJoins) -> AssetResult {
+        var result = self
+        result.isJoined = ask.joined
+        return result
     }
 }

@@ -11,7 +11,8 @@ import MediaAssets
 ///
 /// Prefetches run at `.low` priority by default and share every flight with display: when a row asks for an
 /// image being prefetched, it joins that work (one download, one decode, one render) and raises it to the
-/// row's priority.
+/// row's priority. Each such join is counted once, in the util's `statistics.joins` and the manager's
+/// `fetchStatistics.joins` alike, and the row's result says so (`AssetResult.isJoined`).
 ///
 /// ```swift
 /// let prefetcher = ImagePrefetcher(util: images, style: .circle(diameter: 96))

@@ -21,16 +21,21 @@ public struct EncodedImage: Sendable, Hashable {
     public var contentType: String
     /// A strong validator of the bytes, for `ETag`: the same bytes always carry the same tag.
     public var entityTag: EntityTag
-    /// Where the bytes came from: `.storage` for a stored variant served as it is, `.network` or `.stale`
-    /// when it was made now from a downloaded or stale original, `.memory` when made from a value in memory.
+    /// Where the bytes came from: `.memory` for a variant's bytes kept in the memory tier and `.storage` for a
+    /// stored variant's (both served as they are), `.network`, `.storage` or `.stale` when they were made now from
+    /// an original downloaded, read from storage or stale, `.memory` when made from an image kept in memory. An
+    /// ask that joined work under way (`isJoined`) gets that work's source.
     public var source: AssetSource
+    /// Whether this ask joined work another ask had started (a download, decode or render under way) instead of
+    /// starting its own; see `AssetResult.isJoined`.
+    public var isJoined: Bool
     /// The stored variant's metadata: its freshness follows its original's (`freshUntil`, for `Cache-Control`).
     public var metadata: CacheMetadata
 
     /// Creates an encoded image.
     public init(
         data: Data, format: ImageFormat, contentType: String, entityTag: EntityTag, source: AssetSource,
-        metadata: CacheMetadata
+        metadata: CacheMetadata, isJoined: Bool = false
     ) {
         self.data = data
         self.format = format
@@ -38,6 +43,7 @@ public struct EncodedImage: Sendable, Hashable {
         self.entityTag = entityTag
         self.source = source
         self.metadata = metadata
+        self.isJoined = isJoined
     }
 
     /// Whether a request carrying `If-None-Match: header` is answered 304 Not Modified (RFC 9110 §13.1.2,
@@ -82,7 +88,7 @@ extension ImageUtil {
             result.metadata.etag.flatMap(EntityTag.init) ?? EntityTag.strong(hashing: data)
         return EncodedImage(
             data: data, format: imageFormat, contentType: result.value.contentType ?? imageFormat.mimeType,
-            entityTag: entityTag, source: result.source, metadata: result.metadata)
+            entityTag: entityTag, source: result.source, metadata: result.metadata, isJoined: result.isJoined)
     }
 
     /// Returns the image at `url` in `style`, encoded in `format`; see `encodedImage(for:style:format:storageType:)`.

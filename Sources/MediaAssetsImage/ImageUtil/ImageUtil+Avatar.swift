@@ -22,6 +22,9 @@ extension ImageUtil {
                 }
                 avatarRenders.withLock { $0 += 1 }
                 return styled
+            } catch let error as CancellationError {
+                avatarCancellations.withLock { $0 += 1 }
+                throw error
             } catch {
                 avatarFailures.withLock { $0 += 1 }
                 throw AssetProcessingError(

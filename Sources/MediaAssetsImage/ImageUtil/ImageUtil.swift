@@ -189,8 +189,10 @@ public final class ImageUtil: Sendable {
         statistics.renders = pipeline.processes + avatarRenders.withLock { $0 }
         statistics.memoryHits = pipeline.memoryHits
         statistics.storageHits = pipeline.storageHits
+        statistics.encodedHits = pipeline.encodedHits
         statistics.networkFetches = pipeline.networkFetches
         statistics.failures = pipeline.failures + avatarFailures.withLock { $0 }
+        statistics.cancellations = pipeline.cancellations + avatarCancellations.withLock { $0 }
         statistics.joins = pipeline.joins
         statistics.storeFailures = manager.fetchStatistics.storeFailures
         return statistics
@@ -205,4 +207,5 @@ public final class ImageUtil: Sendable {
     /// Renders of an `Avatar`'s local original, which bypass the pipeline.
     let avatarRenders = Mutex(0)
     let avatarFailures = Mutex(0)
+    let avatarCancellations = Mutex(0)
 }

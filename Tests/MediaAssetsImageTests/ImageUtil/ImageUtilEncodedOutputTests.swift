@@ -20,8 +20,9 @@ struct ImageUtilEncodedOutputTests {
         let decodesAfterFirst = harness.util.statistics.decodes
         let second = try await harness.util.encodedImage(for: request, style: ImageUtilFixtures.circle)
 
-        // Then the first made it (PNG, for the circle's transparent corners) and the second read the same bytes
-        #expect(first.source == .network && second.source == .storage)
+        // Then the first made it (PNG, for the circle's transparent corners) and the second read the same bytes,
+        // which the first kept in the memory tier of `.hybrid(.image)`
+        #expect(first.source == .network && second.source == .memory)
         #expect(first.format == .png && first.contentType == "image/png")
         #expect(second.data == first.data && second.entityTag == first.entityTag)
         #expect(first.entityTag == EntityTag.strong(hashing: first.data))
@@ -80,7 +81,8 @@ struct ImageUtilEncodedOutputTests {
         // Then each got its own format, from its own stored variant, and the original was downloaded once
         #expect(png.format == .png && pngAgain.format == .png && pngAgain.data == png.data)
         #expect(jpeg.format == .jpeg && jpegAgain.format == .jpeg && jpegAgain.data == jpeg.data)
-        #expect(pngAgain.source == .storage && jpegAgain.source == .storage)
+        // (each util kept the bytes it made in the memory tier of `.hybrid(.image)`)
+        #expect(pngAgain.source == .memory && jpegAgain.source == .memory)
         let pngKey = harness.util.cacheKey(for: request, style: style)
         let jpegKey = jpegUtil.cacheKey(for: request, style: style)
         #expect(pngKey != jpegKey)
@@ -175,7 +177,7 @@ struct ImageUtilEncodedOutputTests {
         let shown = try await harness.util.imageResult(for: request, style: ImageUtilFixtures.circle)
 
         // Then the bytes came from memory (no file read), and the image from the bitmap memory kept beside them
-        #expect(second.data == made.data && third.data == made.data && third.source == .storage)
+        #expect(second.data == made.data && third.data == made.data && third.source == .memory)
         #expect(await disk.statistics().hits == fileReads)
         #expect(harness.util.pipeline.statistics.encodedHits == 2)
         #expect(shown.source == .memory && harness.util.statistics.renders == renders)
