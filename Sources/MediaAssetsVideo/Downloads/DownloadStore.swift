@@ -10,7 +10,10 @@ import Glibc
 ///
 /// Every file but the media being fetched is replaced atomically (a temporary file renamed into place), so
 /// a process killed at any moment leaves each one whole, old or new. The media file of a progressive
-/// download grows by positional writes in order; its size is how far the download came. File work runs on
+/// download grows by positional writes in order, as the bytes arrive; its size is how far the download came.
+/// It is not synced until the download completes: a killed process loses nothing the kernel took, and a
+/// restart trusts the size only together with the record's validators, which were saved before the first
+/// byte and are sent back as `If-Range` (a changed resource answers 200 and starts over). File work runs on
 /// the store's own queue, never on the cooperative pool. A lock file keeps a second process out.
 final class DownloadStore: Sendable {
     let root: URL

@@ -6,8 +6,9 @@ import FoundationNetworking
 #endif
 
 extension VideoDownloads {
-    /// Bytes collected from the network before one write to the file.
-    static let writeBatchSize = 1 << 20
+    /// The most bytes written to a download's file at once: progress (and the bytes on disk a restart
+    /// resumes from) never lags what arrived by more than this.
+    static let writeSize = 64 << 10
 
     /// Where a progressive download stands between two requests.
     private struct ProgressiveProgress {
@@ -141,34 +142,34 @@ extension VideoDownloads {
         }
     }
 
-    /// Writes the body as it arrives (in batches, off the cooperative pool), dropping its first `skipping`
-    /// bytes and anything past `upTo`; counts progress after each write. What arrived before a failure is
-    /// written too: the next attempt goes on after it.
+    /// Writes the body as it arrives, off the cooperative pool, dropping its first `skipping` bytes and
+    /// anything past `upTo`: each piece goes to the file as soon as it came (in writes of at most
+    /// ``writeSize`` bytes) and counts as progress once written, so the file never lags what arrived by more
+    /// than the write under way. What arrived before a failure is on disk: the next attempt goes on after it.
     private func write(
         _ body: ResponseBody, of id: String, to file: MediaFile, skipping: Int, upTo end: Int,
         progress: inout ProgressiveProgress
     ) async throws {
-        var writer = BatchWriter(file: file, store: store, offset: progress.offset)
-        defer { progress.offset = writer.offset }
         var toSkip = skipping
-        do {
-            for try await var piece in body {
-                if toSkip > 0 {
-                    let dropped = min(toSkip, piece.count)
-                    toSkip -= dropped
-                    piece = piece.dropFirst(dropped)
-                }
-                let room = end - writer.end
-                if piece.count > room { piece = piece.prefix(max(0, room)) }
-                writer.add(piece)
-                if writer.pendingBytes >= Self.writeBatchSize { recordProgress(id, bytes: try await writer.flush()) }
-                if writer.end >= end { break }
+        for try await var piece in body {
+            if toSkip > 0 {
+                let dropped = min(toSkip, piece.count)
+                toSkip -= dropped
+                piece = piece.dropFirst(dropped)
             }
-        } catch {
-            if let written = try? await writer.flush() { recordProgress(id, bytes: written) }
-            throw error
+            let room = end - progress.offset
+            if piece.count > room { piece = piece.prefix(max(0, room)) }
+            var start = piece.startIndex
+            while start < piece.endIndex {
+                let part = piece[start..<min(piece.endIndex, start + Self.writeSize)]
+                let at = progress.offset
+                try await store.run { try file.write([part], at: at) }
+                progress.offset += part.count
+                recordProgress(id, bytes: part.count)
+                start = part.endIndex
+            }
+            if progress.offset >= end { break }
         }
-        recordProgress(id, bytes: try await writer.flush())
     }
 
     /// The resource changed (or cannot be vouched for): the file is emptied first, then the record learns the
@@ -211,41 +212,5 @@ extension VideoDownloads {
         let ceiling = min(policy.maxDelay, policy.baseDelay * pow(2, Double(max(0, attempt - 1))))
         let seconds = Double.random(in: 0...max(0, ceiling))
         if seconds > 0 { try await Task.sleep(nanoseconds: UInt64(seconds * 1e9)) }
-    }
-}
-
-/// Collects body pieces and writes them to the media file in batches, in order.
-private struct BatchWriter {
-    let file: MediaFile
-    let store: DownloadStore
-    /// Where the next write goes: the bytes before it are in the file.
-    private(set) var offset: Int
-    private var pieces: [Data] = []
-    private(set) var pendingBytes = 0
-
-    init(file: MediaFile, store: DownloadStore, offset: Int) {
-        self.file = file
-        self.store = store
-        self.offset = offset
-    }
-
-    /// Where the bytes collected so far end.
-    var end: Int { offset + pendingBytes }
-
-    mutating func add(_ piece: Data) {
-        guard !piece.isEmpty else { return }
-        pieces.append(piece)
-        pendingBytes += piece.count
-    }
-
-    /// Writes what was collected; returns how many bytes.
-    mutating func flush() async throws -> Int {
-        guard pendingBytes > 0 else { return 0 }
-        let (batch, count, at, file) = (pieces, pendingBytes, offset, file)
-        try await store.run { try file.write(batch, at: at) }
-        offset += count
-        pieces = []
-        pendingBytes = 0
-        return count
     }
 }

@@ -89,4 +89,49 @@ struct DownloadCrashTests {
         let index = try String(contentsOf: directory.appendingPathComponent("downloads.json"), encoding: .utf8)
         #expect(index.contains("\"state\":\"completed\""))
     }
+
+    @Test func aOneMegabyteDownloadKilledAfter450KBResumesFromWhatArrivedAndEndsByteExact() async throws {
+        // Given a 1 MB file on an origin whose answer stalls 450,000 bytes into its body
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let source = testBytes(count: 1_000_000, seed: 62)
+        let url = environment.serve(
+            "/short.mp4", source, contentType: "video/mp4", behavior: .init(stallAfterBodyBytes: 450_000))
+        let directory = environment.directory.url.appendingPathComponent("downloads")
+        let cache = environment.directory.url.appendingPathComponent("example-cache")
+        let media = directory.appendingPathComponent("d1/media.mp4")
+
+        // When a child process downloading it is killed with SIGKILL once the bytes have arrived
+        let (process, exit) = try Self.startDownload(url, into: directory, cache: cache)
+        try await waitUntil("the child's file to hold the 450,000 bytes that arrived") {
+            Self.size(of: media) == 450_000 || exit.hasExited
+                || environment.origin.requests(for: "/short.mp4").contains(where: \.isFinished)
+        }
+        // (while its request is still under way: bytes written only when the child gave up on the stalled
+        // answer would not show that they are written as they arrive)
+        let underWay = environment.origin.requests(for: "/short.mp4").map { !$0.isFinished }
+        kill(process.processIdentifier, SIGKILL)
+        _ = await Self.exitStatus(of: exit)
+        #expect(underWay == [true], "the child's one request was under way when its file held 450,000 bytes")
+        #expect(Self.size(of: media) == 450_000)
+
+        // And the download is resumed in this process, on a healthy origin
+        environment.origin.setBehavior("/short.mp4", .normal)
+        environment.origin.resetLog()
+        let downloads = try VideoDownloads(manager: environment.manager, configuration: .init(directory: directory))
+        let resumed = try #require(downloads.downloads.first)
+        let done = try await downloads.waitUntilFinished(resumed.id)
+        await downloads.close()
+
+        // Then the resumed request started at the 450,000 bytes on disk (at least 300,000), fetched only the
+        // rest, and the file is byte-exact
+        #expect(done.state == .completed)
+        #expect(try Data(contentsOf: media) == source)
+        try await environment.origin.waitForFinishedRequests(path: "/short.mp4", count: 1)
+        let requests = environment.origin.requests(for: "/short.mp4")
+        #expect(requests.compactMap { $0.headers["range"] } == ["bytes=450000-999999"])
+        let start = requests.first?.headers["range"].flatMap { Int($0.dropFirst(6).prefix { $0 != "-" }) } ?? 0
+        #expect(start >= 300_000)
+        #expect(requests.map(\.bodyBytesSent).reduce(0, +) == 550_000)
+    }
 }
