@@ -25,13 +25,22 @@ public final class AnimationFrameReader {
     /// The index of the frame `nextFrame()` returns next (0 after `rewind()`).
     public private(set) var nextIndex = 0
 
+    /// How many times its short side a canvas's long side may be when its frames are reduced toward a target
+    /// size: 1000. A frame covering the target keeps the canvas's aspect ratio, so a longer strip would make
+    /// every frame a resample of far more pixels than the target holds (a 9×458759 canvas shown at 7×5 makes
+    /// 7×356813 frames, 71,000 times the target). Such a canvas is refused (`ImageError.unsupported`) from its
+    /// headers, before any frame is decoded, by this reader and by `AnimationFrames`; decoded without a target
+    /// (frames at the canvas's size), it is not reduced and plays.
+    public static let maxAspectRatio = 1000
+
     private let source: any AnimationFrameSource
 
     /// A reader of `data`'s frames, decoded with `codecs` within `options`' limits, reduced toward
     /// `options.targetSize`. Frames are always whole: a region of interest only makes them large enough for
     /// that region to cover the target (a style then cuts it out).
     ///
-    /// - Throws: `ImageError` for unknown, corrupt or cut input, or a canvas over `options.maxPixelCount`.
+    /// - Throws: `ImageError` for unknown, corrupt or cut input, a canvas over `options.maxPixelCount`, or
+    ///   (`.unsupported`) a canvas over `maxAspectRatio` whose frames would be reduced.
     public convenience init(
         data: Data, options: ImageDecodingOptions = .init(), codecs: ImageCodecRegistry = .standard
     ) throws {
@@ -46,6 +55,7 @@ public final class AnimationFrameReader {
         self.frameSize = AnimationFrameScaling.frameSize(
             canvas: info.canvas, target: options.targetSize, region: options.regionOfInterest
         )
+        try AnimationFrameScaling.checkReduction(of: info, to: frameSize)
         self.source = try codecs.makeFrameSource(data, info: info, options: frameOptions)
     }
 

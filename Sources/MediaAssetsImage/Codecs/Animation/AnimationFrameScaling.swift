@@ -23,6 +23,29 @@ enum AnimationFrameScaling {
         )
     }
 
+    /// Refuses to reduce frames of a canvas whose long side is more than `AnimationFrameReader.maxAspectRatio`
+    /// times its short side: covering a target, such a frame keeps about that many times the target's pixels
+    /// (a 9×458759 canvas reduced toward 7×5 makes frames of 7×356813), and every frame pays a Lanczos pass
+    /// over all of them. Checked from the headers, before any frame is decoded. A canvas whose frames are not
+    /// reduced (no target, or one the canvas does not exceed) is not checked: each of its frames is a copy.
+    ///
+    /// - Throws: `ImageError.unsupported`
+    static func checkReduction(of info: AnimationInfo, to frameSize: PixelSize) throws {
+        let canvas = info.canvas
+        guard frameSize != canvas, canvas.width > 0, canvas.height > 0 else { return }
+        let long = max(canvas.width, canvas.height)
+        let short = min(canvas.width, canvas.height)
+        let (bound, overflow) = short.multipliedReportingOverflow(by: AnimationFrameReader.maxAspectRatio)
+        guard !overflow, long > bound else { return }
+        throw ImageError.unsupported(
+            format: info.format,
+            reason: "frames of a \(canvas.width)×\(canvas.height) canvas are not reduced toward a target: its long "
+                + "side is over \(AnimationFrameReader.maxAspectRatio) times its short side (AnimationFrameReader."
+                + "maxAspectRatio), so each \(frameSize.width)×\(frameSize.height) frame would cost a resample of "
+                + "\(frameSize.width * frameSize.height) pixels; decode it without a target size"
+        )
+    }
+
     /// `image` resampled to exactly `size`; `image` itself when it already has that size.
     static func scaled(_ image: Image, to size: PixelSize) -> Image {
         guard image.width != size.width || image.height != size.height else { return image }

@@ -40,7 +40,8 @@ public struct AnimationFrames: AsyncSequence, Sendable {
     /// covering `options.targetSize` (full size without one), at most `window` of them decoded ahead.
     ///
     /// Reads only the headers (a GIF's blocks are walked to the trailer, no pixel decompressed): unknown, cut
-    /// or oversized input is refused here, before any frame is decoded. Each frame is decoded on `executor`
+    /// or oversized input (also a canvas over `AnimationFrameReader.maxAspectRatio` whose frames would be
+    /// reduced) is refused here, before any frame is decoded. Each frame is decoded on `executor`
     /// (a `ThreadPoolExecutor`, a manager's `executor`) when one is given, else on the iterating task's own.
     ///
     /// - Throws: `ImageError`
@@ -50,6 +51,12 @@ public struct AnimationFrames: AsyncSequence, Sendable {
     ) throws {
         let info = try codecs.animationInfo(of: data)
         try info.checkCanvas(within: options)
+        try AnimationFrameScaling.checkReduction(
+            of: info,
+            to: AnimationFrameScaling.frameSize(
+                canvas: info.canvas, target: options.targetSize, region: options.regionOfInterest
+            )
+        )
         var production = AnimationFrameProduction(data: data, info: info, options: options, codecs: codecs)
         production.work.executor = executor
         self.init(info: info, window: window, production: production)
