@@ -41,6 +41,9 @@ public final class VideoUtil: Sendable {
     let probePool = RequestPool<CacheKey, VideoContentInfo>()
     /// How many chunks one window holds, so a stream over a long range holds a bounded number of chunks.
     let windowChunkCount: Int
+    /// Awaited by a reader just before it joins or registers the fetches of the chunks it is missing: a test
+    /// seam that lets readers meet at that step, as a preempted thread would. `nil` outside tests.
+    let beforeClaimingChunks = Mutex<(@Sendable () async -> Void)?>(nil)
     /// Reads start over at most this many times when the resource changes under them.
     static let maximumAttempts = 3
 
