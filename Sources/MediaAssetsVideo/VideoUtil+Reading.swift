@@ -10,17 +10,19 @@ extension VideoUtil {
 
     /// Delivers the bytes `bytes` of the resource in order, piece by piece, to `deliver`.
     ///
-    /// Works through the range a window at a time, calling `beforeWindow` first (a stream waits there for
-    /// its consumer). In a window, cached chunks are read in one go and go out at once; each missing run
-    /// is fetched with one Range request (or joined, when another reader is fetching it), and its bytes
-    /// go out as they arrive. A window ends once its chunks are stored, which bounds what waits for the
-    /// disk. An uncached resource is fetched exactly, a window per request.
+    /// Works through the range a window of `windowChunks` chunks at a time (`windowChunkCount` unless
+    /// given), calling `beforeWindow` first (a stream waits there for its consumer). In a window, cached
+    /// chunks are read in one go and go out at once; each missing run is fetched with one Range request (or
+    /// joined, when another reader is fetching it), and its bytes go out as they arrive. A window ends once
+    /// its chunks are stored, which bounds what waits for the disk. An uncached resource is fetched exactly,
+    /// a window per request.
     func read(
-        asset: AssetRequest, key: CacheKey, resource: ResourceState, bytes: Range<Int>,
+        asset: AssetRequest, key: CacheKey, resource: ResourceState, bytes: Range<Int>, windowChunks: Int? = nil,
         beforeWindow: () async throws -> Void = {}, deliver: (Data) async throws -> Void
     ) async throws {
+        let windowChunks = windowChunks ?? windowChunkCount
         guard resource.isCacheable else {
-            let windowBytes = windowChunkCount * configuration.chunkSize
+            let windowBytes = windowChunks * configuration.chunkSize
             var start = bytes.lowerBound
             while start < bytes.upperBound {
                 try await beforeWindow()
@@ -39,7 +41,7 @@ extension VideoUtil {
         while start < chunks.upperBound {
             try Task.checkCancellation()
             try await beforeWindow()
-            let window = start..<min(chunks.upperBound, start + windowChunkCount)
+            let window = start..<min(chunks.upperBound, start + windowChunks)
             try await readWindow(
                 window, asset: asset, key: key, resource: resource, layout: layout, bytes: bytes,
                 deliver: deliver)
