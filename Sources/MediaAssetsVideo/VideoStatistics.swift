@@ -14,7 +14,7 @@ public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
     public var chunksEvicted = 0
     /// Reads that waited on a fetch another reader had started (a chunk run or a first request).
     public var fetchesJoined = 0
-    /// The most bytes a stream held that its consumer had not taken yet (at most two windows).
+    /// The most bytes a stream held that its consumer had not taken yet (at most its read-ahead).
     public var streamBufferPeak = 0
     /// Times a resource was found changed at the origin and its chunks dropped.
     public var invalidations = 0

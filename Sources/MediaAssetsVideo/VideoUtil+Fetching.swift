@@ -12,8 +12,13 @@ extension VideoUtil {
         let layout = ChunkLayout(chunkSize: configuration.chunkSize, length: resource.info.length)
         let fetch = makeFetch(key: key, info: resource.info, layout: layout, bytes: bytes, stores: resource.isCacheable)
         if resource.isCacheable { state.withLock { $0._register(fetch, chunks: layout.chunks(covering: bytes)) } }
-        launch(fetch) { [self] in try await transfer(fetch, asset: asset, bytes: bytes) }
+        startTransfer(fetch, asset: asset, bytes: bytes)
         return fetch
+    }
+
+    /// Launches the Range request of `fetch` (made, and registered when it stores).
+    func startTransfer(_ fetch: RangeFetch, asset: AssetRequest, bytes: Range<Int>) {
+        launch(fetch) { [self] in try await transfer(fetch, asset: asset, bytes: bytes) }
     }
 
     func makeFetch(

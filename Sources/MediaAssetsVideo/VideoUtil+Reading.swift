@@ -10,17 +10,19 @@ extension VideoUtil {
 
     /// Delivers the bytes `bytes` of the resource in order, piece by piece, to `deliver`.
     ///
-    /// Works through the range a window at a time, calling `beforeWindow` first (a stream waits there for
-    /// its consumer). In a window, cached chunks are read in one go and go out at once; each missing run
-    /// is fetched with one Range request (or joined, when another reader is fetching it), and its bytes
-    /// go out as they arrive. A window ends once its chunks are stored, which bounds what waits for the
-    /// disk. An uncached resource is fetched exactly, a window per request.
+    /// Works through the range a window of `windowChunks` chunks at a time (`windowChunkCount` unless
+    /// given), calling `beforeWindow` first (a stream waits there for its consumer). In a window, cached
+    /// chunks are read in one go and go out at once; each missing run is fetched with one Range request (or
+    /// joined, when another reader is fetching it), and its bytes go out as they arrive. A window ends once
+    /// its chunks are stored, which bounds what waits for the disk. An uncached resource is fetched exactly,
+    /// a window per request.
     func read(
-        asset: AssetRequest, key: CacheKey, resource: ResourceState, bytes: Range<Int>,
+        asset: AssetRequest, key: CacheKey, resource: ResourceState, bytes: Range<Int>, windowChunks: Int? = nil,
         beforeWindow: () async throws -> Void = {}, deliver: (Data) async throws -> Void
     ) async throws {
+        let windowChunks = windowChunks ?? windowChunkCount
         guard resource.isCacheable else {
-            let windowBytes = windowChunkCount * configuration.chunkSize
+            let windowBytes = windowChunks * configuration.chunkSize
             var start = bytes.lowerBound
             while start < bytes.upperBound {
                 try await beforeWindow()
@@ -39,7 +41,7 @@ extension VideoUtil {
         while start < chunks.upperBound {
             try Task.checkCancellation()
             try await beforeWindow()
-            let window = start..<min(chunks.upperBound, start + windowChunkCount)
+            let window = start..<min(chunks.upperBound, start + windowChunks)
             try await readWindow(
                 window, asset: asset, key: key, resource: resource, layout: layout, bytes: bytes,
                 deliver: deliver)
@@ -66,18 +68,40 @@ extension VideoUtil {
             cachedBytes += layout.byteRange(ofChunk: index).clamped(to: bytes).count
         }
         state.withLock { $0.statistics.bytesServedFromCache += cachedBytes }
-        // One fetch per run of what neither had.
-        let missing = unclaimed.filter { sources[$0] == nil }
-        for run in Range<Int>.runs(of: missing) {
-            let runs = state.withLock { state in
-                Self._join(run, key: key, info: info, state: &state, sources: &sources, held: &held)
+        // One fetch per run of what neither had. Joining a fetch under way and registering a new one happen
+        // in one lock section, so two readers of a chunk never both fetch it; a chunk stored since the cache
+        // was read is read again rather than fetched.
+        var missing = unclaimed.filter { sources[$0] == nil }
+        for attempt in 0..<3 where !missing.isEmpty {
+            if let meet = beforeClaimingChunks.withLock({ $0 }) { await meet() }
+            let isLast = attempt == 2
+            typealias Claim = (stored: [Int], started: [(RangeFetch, Range<Int>)])
+            let (storedMeanwhile, started) = state.withLock { state -> Claim in
+                let open = Self._join(missing, key: key, info: info, state: &state, sources: &sources, held: &held)
+                var stored: [Int] = []
+                if !isLast, let current = state.resources[key], current.info == info {
+                    stored = open.filter(current.storedChunks.contains)
+                }
+                var started: [(RangeFetch, Range<Int>)] = []
+                for part in Range<Int>.runs(of: open.filter { !stored.contains($0) }) {
+                    let partBytes = layout.byteRange(ofChunks: part)
+                    let fetch = makeFetch(key: key, info: info, layout: layout, bytes: partBytes, stores: true)
+                    state._register(fetch, chunks: part)
+                    _ = fetch.join()
+                    held.append(fetch)
+                    started.append((fetch, partBytes))
+                    for index in part { sources[index] = .fetch(fetch) }
+                }
+                return (stored, started)
             }
-            for part in Range<Int>.runs(of: runs) {
-                let fetch = startFetch(asset, key: key, resource: resource, bytes: layout.byteRange(ofChunks: part))
-                _ = fetch.join()
-                held.append(fetch)
-                for index in part { sources[index] = .fetch(fetch) }
+            for (fetch, fetchBytes) in started { startTransfer(fetch, asset: asset, bytes: fetchBytes) }
+            var found = 0
+            for (index, data) in await cachedChunks(storedMeanwhile, key: key, info: info, layout: layout) {
+                sources[index] = .cached(data)
+                found += layout.byteRange(ofChunk: index).clamped(to: bytes).count
             }
+            state.withLock { $0.statistics.bytesServedFromCache += found }
+            missing = storedMeanwhile.filter { sources[$0] == nil }
         }
         for index in window {
             let wanted = layout.byteRange(ofChunk: index).clamped(to: bytes)
@@ -98,7 +122,7 @@ extension VideoUtil {
 
     /// Joins the fetches registered for `indices` (of `info`); returns the indices none carries.
     private static func _join(
-        _ indices: Range<Int>, key: CacheKey, info: VideoContentInfo, state: inout VideoState,
+        _ indices: some Sequence<Int>, key: CacheKey, info: VideoContentInfo, state: inout VideoState,
         sources: inout [Int: ChunkSource], held: inout [RangeFetch]
     ) -> [Int] {
         var unclaimed: [Int] = []

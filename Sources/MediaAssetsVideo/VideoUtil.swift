@@ -9,12 +9,13 @@ import Synchronization
 /// beside a `<key>#meta` record with the length, type and validators, so the backend's LRU evicts them
 /// like anything else and a missing chunk is simply fetched again.
 ///
-/// A read works through its range in windows (8 MiB, at least 4 chunks). In each window, cached chunks are
-/// read in one go; each run of missing chunks is fetched with one streamed `Range` request through
-/// `AssetsManager.stream(_:)`, whose bytes reach the reader as they arrive and whose chunks are stored as
-/// each completes, off the reader's path. Readers needing a chunk another reader is fetching join that
-/// fetch and read its bytes from memory. A stream starts a window only once its consumer holds at most one
-/// window it has not taken, so a slow consumer holds at most two windows.
+/// A read works through its range in windows: `windowSize` (8 MiB, at least 4 chunks) for an explicit range,
+/// `readAhead` (one chunk by default) for a stream. In each window, cached chunks are read in one go; each
+/// run of missing chunks is fetched with one streamed `Range` request through `AssetsManager.stream(_:)`,
+/// whose bytes reach the reader as they arrive and whose chunks are stored as each completes, off the
+/// reader's path. Readers needing a chunk another reader is fetching join that fetch and read its bytes from
+/// memory. A stream starts a window only once its consumer has taken everything it was given, so a seek
+/// costs the bytes read plus at most the read-ahead, and a slow consumer holds at most the read-ahead.
 ///
 /// Fetches after the first send `If-Range`. A 200 where a 206 was asked means either a changed resource
 /// (new ETag or length: its chunks are dropped and the read starts over on the new content) or a server
@@ -39,8 +40,13 @@ public final class VideoUtil: Sendable {
 
     let state = Mutex(VideoState())
     let probePool = RequestPool<CacheKey, VideoContentInfo>()
-    /// How many chunks one window holds, so a stream over a long range holds a bounded number of chunks.
+    /// How many chunks one window of an explicit range (`data`, `prefetch`) holds.
     let windowChunkCount: Int
+    /// Awaited by a reader just before it joins or registers the fetches of the chunks it is missing: a test
+    /// seam that lets readers meet at that step, as a preempted thread would. `nil` outside tests.
+    let beforeClaimingChunks = Mutex<(@Sendable () async -> Void)?>(nil)
+    /// How many chunks one window of a stream holds: its read-ahead, in whole chunks.
+    let streamWindowChunkCount: Int
     /// Reads start over at most this many times when the resource changes under them.
     static let maximumAttempts = 3
 
@@ -52,6 +58,7 @@ public final class VideoUtil: Sendable {
         self.configuration = configuration
         self.downloads = downloads
         self.windowChunkCount = max(4, configuration.windowSize / configuration.chunkSize)
+        self.streamWindowChunkCount = max(1, (configuration.readAhead - 1) / configuration.chunkSize + 1)
     }
 
     /// A snapshot of the counters.
@@ -164,12 +171,14 @@ public final class VideoUtil: Sendable {
     /// Thrown inside a read when the resource changed and the read must start over.
     struct ReadRestart: Error {}
 
-    /// Reads `range` into `channel`, a window at a time as the consumer takes what it was given; starts
-    /// over when the resource changes before anything went out.
+    /// Reads `range` into `channel`, a window of `readAhead` bytes at a time once the consumer has taken
+    /// everything it was given; starts over when the resource changes before anything went out.
     private func produce(_ request: AssetRequest, range: Range<Int>, into channel: WindowChannel) async throws {
-        let windowBytes = windowChunkCount * configuration.chunkSize
+        let windowBytes = streamWindowChunkCount * configuration.chunkSize
+        // A window is started only for a consumer that has taken all it was given: what is fetched and not
+        // taken stays within one window, however far ahead of the player that would otherwise run.
         let waitForDemand = {
-            guard await channel.waitUntilBuffered(atMost: windowBytes) else { throw CancellationError() }
+            guard await channel.waitUntilBuffered(atMost: 0) else { throw CancellationError() }
         }
         if let local = downloadedFile(for: request) {
             let bytes = try clamped(range, url: request.url, length: local.info.length)
@@ -190,8 +199,10 @@ public final class VideoUtil: Sendable {
                 throw VideoError.resourceChanged(url: request.url)  // it shrank under the stream
             }
             do {
-                try await read(asset: request, key: key, resource: resource, bytes: bytes, beforeWindow: waitForDemand)
-                {
+                try await read(
+                    asset: request, key: key, resource: resource, bytes: bytes,
+                    windowChunks: streamWindowChunkCount, beforeWindow: waitForDemand
+                ) {
                     channel.send($0)
                     delivered = true
                 }

@@ -8,10 +8,12 @@ import Synchronization
 ///
 /// `proxyURL(for:)` turns an origin URL into `http://127.0.0.1:<port>/…`. A progressive file is served by
 /// `Range` through `VideoUtil` (a download, the chunk cache, or the origin), streamed: every response is
-/// written while it is read, its bytes handed on as they arrive, so a range of any size holds at most two
-/// of the util's windows per connection. An HLS playlist is fetched through `HLSUtil` and rewritten so
-/// every variant, rendition, segment, init section and key is a proxy URL again; those are served from
-/// `HLSUtil` (a download or its cache). A second play therefore makes no origin request.
+/// written while it is read, its bytes handed on as they arrive and fetched at most the util's read-ahead
+/// (`VideoUtil.Configuration.readAhead`) beyond what the player took, so a range of any size holds at most
+/// that per connection, and a seek costs the origin what the player read plus the read-ahead. An HLS
+/// playlist is fetched through `HLSUtil` and rewritten so every variant, rendition, segment, init section
+/// and key is a proxy URL again; those are served from `HLSUtil` (a download or its cache). A second play
+/// therefore makes no origin request.
 ///
 /// It runs on `MediaAssetsHTTPServer` (the package's HTTP/1.1 core): loopback only, keep-alive, many
 /// connections on one polling thread, bounded heads and connections, 4xx for malformed requests, and a

@@ -16,8 +16,10 @@ import FoundationNetworking
 
 @Suite struct ProxyStreamingTests {
     @Test func aClientHangingUpMidBodyCancelsTheOriginFetch() async throws {
-        // Given a 1 MiB file whose answers stall after 100 KB (the probe's 64 KiB chunk completes)
-        let fixture = try ProxyFixture()
+        // Given a 1 MiB file whose answers stall after 100 KB (the probe's 64 KiB chunk completes), read
+        // through a proxy whose streams read up to 1 MiB ahead (so the fetch of the rest is one request,
+        // which stalls mid-body)
+        let fixture = try ProxyFixture(readAhead: 1 << 20)
         defer { fixture.tearDown() }
         let url = fixture.environment.serve(
             "/stall.mp4", testBytes(count: 1 << 20, seed: 71), behavior: .init(stallAfterBodyBytes: 100_000))

@@ -15,11 +15,12 @@ struct ProxyFixture {
     let environment: OriginEnvironment
     let proxy: VideoProxy
 
-    init() throws {
+    /// A proxy over 64 KiB chunks, streams reading `readAhead` ahead (one chunk unless given).
+    init(readAhead: Int? = nil) throws {
         environment = try OriginEnvironment()
         let manager = environment.manager
         proxy = VideoProxy(
-            video: VideoUtil(manager: manager, configuration: .init(chunkSize: 64 << 10)),
+            video: VideoUtil(manager: manager, configuration: .init(chunkSize: 64 << 10, readAhead: readAhead)),
             hls: HLSUtil(manager: manager)
         )
         try proxy.start()

@@ -7,9 +7,10 @@ import Testing
 
 @Suite struct VideoConcurrencyTests {
     @Test func overlappingStreamsFetchEachChunkOnce() async throws {
-        // Given a gated origin and a video of 16 chunks whose info is known
+        // Given a gated origin and a video of 16 chunks whose info is known, read by streams reading 8 chunks
+        // ahead (so each stream below asks for its range in one window)
         let chunk = 64 << 10
-        let fixture = try VideoFixture(size: 16 * chunk, chunkSize: chunk)
+        let fixture = try VideoFixture(size: 16 * chunk, chunkSize: chunk, readAhead: 8 * chunk)
         defer { fixture.tearDown() }
         _ = try await fixture.video.contentInfo(for: fixture.url)
         fixture.origin.resetLog()
@@ -59,9 +60,10 @@ import Testing
 
     @Test func cancellingAStreamStopsItsFetch() async throws {
         // Given an origin whose body stalls after a chunk and a half (it never completes, so the test
-        // does not race the transfer), and a video whose info is known
+        // does not race the transfer), and a video whose info is known, read by streams reading 7 chunks
+        // ahead (so the stream below asks for its whole run at once)
         let chunk = 64 << 10
-        let fixture = try VideoFixture(size: 8 * chunk, chunkSize: chunk)
+        let fixture = try VideoFixture(size: 8 * chunk, chunkSize: chunk, readAhead: 7 * chunk)
         defer { fixture.tearDown() }
         try await fixture.cacheInfo(thenServeWith: .init(stallAfterBodyBytes: chunk + chunk / 2))
 

@@ -16,7 +16,8 @@ struct VideoFixture {
 
     init(
         size: Int, chunkSize: Int, seed: UInt64 = 1, diskSizeLimit: Int = 512 << 20,
-        maxCachedResourceSize: Int? = nil, storageType: StorageType = .disk, windowSize: Int = 8 << 20
+        maxCachedResourceSize: Int? = nil, storageType: StorageType = .disk, windowSize: Int = 8 << 20,
+        readAhead: Int? = nil
     ) throws {
         directory = try TemporaryDirectory("VideoTests")
         source = testBytes(count: size, seed: seed)
@@ -28,7 +29,7 @@ struct VideoFixture {
             manager: manager,
             configuration: .init(
                 chunkSize: chunkSize, storageType: storageType, maxCachedResourceSize: maxCachedResourceSize,
-                windowSize: windowSize
+                windowSize: windowSize, readAhead: readAhead
             ))
     }
 

@@ -4,8 +4,9 @@ import Synchronization
 /// The bytes of a range of a video, in order, as they come: from a download, the cache or the network.
 ///
 /// Nothing is fetched until iteration starts. Bytes are handed on as they arrive; the producer starts a
-/// window (8 MiB by default, `VideoUtil.Configuration.windowSize`) only once the consumer holds at most one
-/// window it has not taken, so a slow consumer holds at most two windows in memory. Ending the iteration
+/// window (`VideoUtil.Configuration.readAhead`, one chunk by default) only once the consumer has taken
+/// everything it was given, so it never fetches more than the read-ahead beyond the consumer's position,
+/// and a slow consumer holds at most that in memory. Ending the iteration
 /// early or cancelling the consuming task cancels the fetches no other reader needs.
 public struct VideoByteStream: AsyncSequence, Sendable {
     public typealias Element = Data

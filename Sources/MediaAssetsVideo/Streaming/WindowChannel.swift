@@ -4,7 +4,7 @@ import Synchronization
 /// The hand-over between a stream's producer and its consumer, counting the bytes between them.
 ///
 /// The producer hands pieces over as they arrive and, before it starts a window, waits until the consumer
-/// holds at most one window it has not taken: so the consumer is never more than two windows behind.
+/// holds at most a given number of bytes it has not taken (a stream waits for none).
 final class WindowChannel: Sendable {
     private struct State {
         var pieces: [Data] = []
