@@ -188,9 +188,7 @@ struct ProxyMemoryTests {
         #expect(head.status == 206 && matched == source.count)
         #expect(peak - before <= 64 << 20, "the proxy grew by \((peak - before) >> 20) MiB")
         kill(process.processIdentifier, SIGTERM)
-        let status = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: exit.wait(until: .now() + 60)) }
-        }
+        let status = await exit.status(within: .seconds(60))
         #expect(status == 0, "the proxy stops cleanly on SIGTERM")
     }
 }
