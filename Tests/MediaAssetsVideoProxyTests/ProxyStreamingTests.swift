@@ -98,7 +98,7 @@ import FoundationNetworking
         let part = try await fixture.get(proxy.proxyURL(for: file), range: "bytes=1000-1999")
         var head = URLRequest(url: proxy.proxyURL(for: file))
         head.httpMethod = "HEAD"
-        let (headBody, headResponse) = try await URLSession.shared.data(for: head)
+        let (headBody, headResponse) = try await URLSession.forTesting.data(for: head)
         let masterText = try await fixture.get(proxy.proxyURL(for: master)).body
         guard case .master(let parsed) = try HLSPlaylist.parse(masterText, url: master) else {
             Issue.record("not a master playlist")
@@ -134,8 +134,8 @@ import FoundationNetworking
         let playlist = environment.serve("/s/index.m3u8", Data("#EXTM3U\n".utf8))
 
         // When a file and a playlist are asked for
-        let (fileBody, _) = try await URLSession.shared.data(from: proxy.proxyURL(for: file))
-        let (_, playlistResponse) = try await URLSession.shared.data(from: proxy.proxyURL(for: playlist))
+        let (fileBody, _) = try await URLSession.forTesting.data(from: proxy.proxyURL(for: file))
+        let (_, playlistResponse) = try await URLSession.forTesting.data(from: proxy.proxyURL(for: playlist))
 
         // Then the file is served, and the playlist is refused saying why
         #expect(fileBody == source)
