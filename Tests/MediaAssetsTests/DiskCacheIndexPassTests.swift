@@ -166,9 +166,7 @@ struct DiskCacheIndexPassTests {
         }
         #expect(!exit.hasExited, "the writer ran until killed")
         kill(process.processIdentifier, SIGKILL)
-        _ = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: exit.wait(until: .now() + 60)) }
-        }
+        _ = await exit.status(within: .seconds(60))
 
         // When the cache opens, and while its pass is held, entries are stored and the writer's removed
         let hold = PassHold()

@@ -100,7 +100,7 @@ import FoundationNetworking
         let part = try await fixture.get(proxy.proxyURL(for: file), range: "bytes=1000-1999")
         var head = URLRequest(url: proxy.proxyURL(for: file))
         head.httpMethod = "HEAD"
-        let (headBody, headResponse) = try await URLSession.shared.data(for: head)
+        let (headBody, headResponse) = try await URLSession.forTesting.data(for: head)
         let masterText = try await fixture.get(proxy.proxyURL(for: master)).body
         guard case .master(let parsed) = try HLSPlaylist.parse(masterText, url: master) else {
             Issue.record("not a master playlist")
@@ -136,8 +136,8 @@ import FoundationNetworking
         let playlist = environment.serve("/s/index.m3u8", Data("#EXTM3U\n".utf8))
 
         // When a file and a playlist are asked for
-        let (fileBody, _) = try await URLSession.shared.data(from: proxy.proxyURL(for: file))
-        let (_, playlistResponse) = try await URLSession.shared.data(from: proxy.proxyURL(for: playlist))
+        let (fileBody, _) = try await URLSession.forTesting.data(from: proxy.proxyURL(for: file))
+        let (_, playlistResponse) = try await URLSession.forTesting.data(from: proxy.proxyURL(for: playlist))
 
         // Then the file is served, and the playlist is refused saying why
         #expect(fileBody == source)
@@ -190,9 +190,7 @@ struct ProxyMemoryTests {
         #expect(head.status == 206 && matched == source.count)
         #expect(peak - before <= 64 << 20, "the proxy grew by \((peak - before) >> 20) MiB")
         kill(process.processIdentifier, SIGTERM)
-        let status = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: exit.wait(until: .now() + 60)) }
-        }
+        let status = await exit.status(within: .seconds(60))
         #expect(status == 0, "the proxy stops cleanly on SIGTERM")
     }
 }

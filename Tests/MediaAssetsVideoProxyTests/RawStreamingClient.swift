@@ -73,9 +73,8 @@ final class RawStreamingClient: @unchecked Sendable {
     }
 }
 
-/// Runs blocking work on a dispatch queue, off the cooperative pool.
+/// Runs blocking work on a thread of its own: neither on the cooperative pool nor on a `DispatchQueue.global()`
+/// worker, which on Linux the pool runs on too.
 func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-    }
+    try await onOwnThread("raw streaming client", work)
 }

@@ -34,7 +34,7 @@ struct ProxyFixture {
         request.cachePolicy = .reloadIgnoringLocalCacheData
         request.timeoutInterval = 600  // a request the origin holds at a gate receives nothing for a while
         if let range { request.setValue(range, forHTTPHeaderField: "Range") }
-        let (body, response) = try await URLSession.shared.data(for: request)
+        let (body, response) = try await URLSession.forTesting.data(for: request)
         let http = try #require(response as? HTTPURLResponse)
         return (http.statusCode, body, http)
     }

@@ -3,6 +3,10 @@ import MediaAssets
 import MediaAssetsImage
 import SampleOrigin
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 // The child process of the peak-memory tests: does one piece of work after a warm-up and prints how far its
 // resident high-water mark rose above its resident size just before the work, so a test asserts a peak that
 // no other test's allocations blur.
@@ -119,7 +123,12 @@ case "burst":
         for index in 0..<1_000 {
             origin.register("/burst/\(index).jpg", data: jpegs[index % 50], contentType: "image/jpeg")
         }
-        let configuration = AssetsManager.Configuration(diskDirectory: URL(fileURLWithPath: arguments[1]))
+        var configuration = AssetsManager.Configuration(diskDirectory: URL(fileURLWithPath: arguments[1]))
+        // The default loader's session, but patient: on a busy machine an ask can wait past its 60 s for a turn.
+        let session = URLSessionConfiguration.ephemeral
+        session.httpMaximumConnectionsPerHost = 16
+        session.timeoutIntervalForRequest = 600
+        configuration.loader = URLSessionLoader(configuration: session)
         util = ImageUtil(manager: try AssetsManager(configuration: configuration))
     } _: {
         guard let util else { return "" }

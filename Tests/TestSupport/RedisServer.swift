@@ -123,9 +123,7 @@ public final class RedisServer: Sendable {
     /// Whether a server on 127.0.0.1:`port` answers an inline `PING` (`+PONG`, or `-NOAUTH` from a server with
     /// a password: it is up all the same). Runs off the cooperative pool; a read waits at most 2 seconds.
     static func answersPing(port: Int) async -> Bool {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: pingOnce(port: port)) }
-        }
+        (try? await onOwnThread("redis ping") { pingOnce(port: port) }) ?? false
     }
 
     private static func pingOnce(port: Int) -> Bool {

@@ -125,11 +125,11 @@ public final class URLSessionLoader: DataLoading {
         try await following(request, policy: policy) { wire, url in
             let (body, bodyContinuation) = AsyncThrowingStream<Data, Error>.makeStream()
             var abandon: (@Sendable () -> Void)?
-            let outcome = try await transfer(wire) { continuation, task in
-                bodyContinuation.onTermination = { [delegate] termination in
-                    if case .cancelled = termination { delegate.cancel(task) }
+            let outcome = try await transfer(wire) { continuation, start in
+                bodyContinuation.onTermination = { termination in
+                    if case .cancelled = termination { start.cancel() }
                 }
-                abandon = { [delegate] in delegate.cancel(task) }
+                abandon = { start.cancel() }
                 return .streaming(head: continuation, body: bodyContinuation, url: url)
             }
             return outcome.map { head in StreamedResponse(head: head, body: ResponseBody(body, abandon: abandon)) }
@@ -175,32 +175,65 @@ public final class URLSessionLoader: DataLoading {
     }
 
     /// Starts one data task for `wire` and awaits its outcome; `consumer` says who receives it.
+    ///
+    /// The task is made and started on the delegate's queue, never on the caller's thread: see ``DataTaskStart``.
     private func transfer<Value>(
         _ wire: URLRequest,
-        consumer: (CheckedContinuation<HopOutcome<Value>, Error>, URLSessionDataTask) -> SessionDelegate.Consumer
+        consumer: (CheckedContinuation<HopOutcome<Value>, Error>, DataTaskStart) -> SessionDelegate.Consumer
     ) async throws -> HopOutcome<Value> {
-        let task = session.dataTask(with: wire)
-        // A data task cancelled before `resume()` may never report its end, so the task is started and
-        // cancelled under one lock: the cancellation either comes first and it never starts, or comes after.
-        let start = Mutex((isStarted: false, isCancelled: false))
+        let start = DataTaskStart(queue: delegate.callbackQueue)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HopOutcome<Value>, Error>) in
-                let started = start.withLock { start -> Bool in
-                    guard !start.isCancelled else { return false }
-                    start.isStarted = true
-                    delegate.begin(task, consumer: consumer(continuation, task), maxResponseSize: maxResponseSize)
+                let consumer = consumer(continuation, start)
+                delegate.callbackQueue.async { [session, delegate, maxResponseSize] in
+                    guard !start.isCancelled, let task = start.adopt(session.dataTask(with: wire)) else {
+                        continuation.resume(throwing: CancellationError())
+                        return
+                    }
+                    delegate.begin(task, consumer: consumer, maxResponseSize: maxResponseSize)
                     task.resume()
-                    return true
                 }
-                if !started { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            let started = start.withLock { start -> Bool in
-                start.isCancelled = true
-                return start.isStarted
-            }
-            if started { delegate.cancel(task) }
+            start.cancel()
         }
+    }
+}
+
+/// The data task of one hop, made, started and cancelled on the delegate's serial queue.
+///
+/// swift-corelibs-foundation's `dataTask(with:)`, `resume()` and `cancel()` wait (`workQueue.sync`) for the one
+/// serial queue that every URLSession of the process works on. Called on the cooperative pool, which is as wide as
+/// the cores, requests that start while that queue is busy hold every thread of the pool, and with it every task of
+/// the process (thread dumps of a stalled test run showed both threads of a 2-core pool waiting there). On the
+/// delegate's queue the wait holds that queue only. Its order also settles a start racing a cancellation: a data task
+/// cancelled before `resume()` may never report its end, so the cancellation either comes first and the task never
+/// starts, or comes after the start, on the same queue, and cancels it.
+private final class DataTaskStart: Sendable {
+    private let state = Mutex<(task: URLSessionDataTask?, isCancelled: Bool)>((nil, false))
+    private let queue: DispatchQueue
+
+    init(queue: DispatchQueue) { self.queue = queue }
+
+    /// Whether the hop was cancelled.
+    var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+    /// Keeps `task` as the hop's and returns it, unless the hop was cancelled meanwhile: then `task` is cancelled
+    /// unstarted and the result is nil. Called on the queue.
+    func adopt(_ task: URLSessionDataTask) -> URLSessionDataTask? {
+        let adopted = state.withLock { state -> Bool in
+            guard !state.isCancelled else { return false }
+            state.task = task
+            return true
+        }
+        if !adopted { task.cancel() }
+        return adopted ? task : nil
+    }
+
+    /// Cancels the hop, from any thread: the task is cancelled on the queue, after its start.
+    func cancel() {
+        state.withLock { $0.isCancelled = true }
+        queue.async { [self] in state.withLock { $0.task }?.cancel() }
     }
 }
 

@@ -26,7 +26,7 @@ enum FormatSamples {
     static func heic() throws -> Data { try HEIFFixtures.encode(HEIFDecodingTests.quadrants) }
 }
 
-@Suite("WebP, GIF, HEIC and AVIF: truncations, flipped bytes, bombs, missing libraries")
+@Suite("WebP, GIF, HEIC and AVIF: truncations, flipped bytes, bombs, missing libraries", .offThePool)
 struct FormatHostileInputTests {
     /// Decodes as an animation (every frame) and expects a typed error.
     static func expectRefused(_ data: Data, _ comment: Comment) {

@@ -6,7 +6,7 @@ import Testing
 
 @_spi(Fuzzing) @testable import MediaAssetsImage
 
-@Suite("JPEG decoding with headroom and a region of interest")
+@Suite("JPEG decoding with headroom and a region of interest", .offThePool)
 struct JPEGRegionDecodingTests {
     @Test(
         "the DCT scale leaves at least 2× the target in the region, when the file is that large",

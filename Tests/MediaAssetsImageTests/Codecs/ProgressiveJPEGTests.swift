@@ -6,7 +6,7 @@ import Testing
 
 /// Progressive JPEG both ways: a small target reads only the scans it shows, and a download is previewed scan
 /// by scan through libjpeg-turbo's buffered-image mode.
-@Suite("Progressive JPEG: scan-limited decoding and previews")
+@Suite("Progressive JPEG: scan-limited decoding and previews", .offThePool)
 struct ProgressiveJPEGTests {
     static let picture = DisplaySizeFixtures.detailed(width: 640, height: 480)
     /// libjpeg's standard progression for YCbCr 4:2:0: 10 scans.

@@ -2,7 +2,7 @@ import Testing
 
 @testable import MediaAssetsImage
 
-@Suite struct ResizeTests {
+@Suite(.offThePool) struct ResizeTests {
     @Test func fineCheckerboardShrunkEightTimesIsFlatGrey() throws {
         // Given a 1-pixel black/white checkerboard
         let board = ProcessingFixtures.checkerboard(width: 512, height: 512)

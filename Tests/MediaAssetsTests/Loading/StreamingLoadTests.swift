@@ -18,7 +18,7 @@ import FoundationNetworking
         let url = environment.serve("/stalled.bin", body, behavior: .init(stallAfterBodyBytes: 64 << 10))
 
         // When the body is read until those bytes are in
-        let response = try await URLSessionLoader().stream(URLRequest(url: url))
+        let response = try await URLSessionLoader.forTesting(maxResponseSize: 256 << 20).stream(URLRequest(url: url))
         var received = Data()
         for try await piece in response.body {
             received.append(piece)

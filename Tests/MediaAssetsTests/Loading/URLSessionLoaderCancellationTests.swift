@@ -16,7 +16,7 @@ import FoundationNetworking
         let environment = try OriginEnvironment()
         defer { environment.tearDown() }
         let url = environment.serve("/held.bin", Data(count: 1_024), behavior: .init(gated: true))
-        let loader = URLSessionLoader()
+        let loader = URLSessionLoader.forTesting(maxResponseSize: 256 << 20)
         let rounds = 300
         let returned = SharedCount()
 

@@ -27,11 +27,9 @@ struct DownloadCrashTests {
         return (process, process.exit)
     }
 
-    /// Waits for the exit off the cooperative pool; returns the status.
+    /// Waits for the exit without holding a thread; returns the status.
     private static func exitStatus(of exit: ProcessExit) async -> Int32? {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: exit.wait(until: .now() + 120)) }
-        }
+        await exit.status(within: .seconds(120))
     }
 
     private static func size(of url: URL) -> Int {
