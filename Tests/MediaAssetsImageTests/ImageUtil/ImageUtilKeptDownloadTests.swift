@@ -25,8 +25,8 @@ struct ImageUtilKeptDownloadTests {
         }
 
         /// Holds the decode slot until the returned gate opens.
-        func holdDecodes() async throws -> (gate: DecodeGate, holder: Task<Void, Error>) {
-            let gate = DecodeGate()
+        func holdDecodes() async throws -> (gate: AsyncGate, holder: Task<Void, Error>) {
+            let gate = AsyncGate()
             let holding = SharedCount()
             let holder = Task {
                 try await manager.decodeLimiter.run {
@@ -41,22 +41,6 @@ struct ImageUtilKeptDownloadTests {
         func tearDown() {
             origin.stop()
             directory.remove()
-        }
-    }
-
-    actor DecodeGate {
-        private var isOpen = false
-        private var waiters: [CheckedContinuation<Void, Never>] = []
-
-        func wait() async {
-            if isOpen { return }
-            await withCheckedContinuation { waiters.append($0) }
-        }
-
-        func open() {
-            isOpen = true
-            for waiter in waiters { waiter.resume() }
-            waiters = []
         }
     }
 

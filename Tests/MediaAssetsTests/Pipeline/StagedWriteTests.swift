@@ -182,20 +182,3 @@ struct StagedWriteTests {
         #expect(await disk.inner.keys == ["derived"])
     }
 }
-
-/// A one-shot gate tasks wait at until the test opens it.
-actor AsyncGate {
-    private var isOpen = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        for waiter in waiters { waiter.resume() }
-        waiters = []
-    }
-}
