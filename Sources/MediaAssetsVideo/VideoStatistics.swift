@@ -6,7 +6,9 @@ public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
     public var bytesServedFromDownloads = 0
     /// Body bytes received from the origin (probes, range fetches and full bodies).
     public var bytesFetched = 0
-    /// Requests sent to the origin (each `load`, whatever the manager retried inside it).
+    /// Requests handed to the manager for the origin (each `load`, whatever the manager retried inside it). A request
+    /// cancelled before it was sent (a stream abandoned as its next read-ahead started) is counted, though the
+    /// origin never saw it.
     public var rangeRequests = 0
     /// Chunks written to the cache.
     public var chunksStored = 0
