@@ -305,7 +305,7 @@ enum ListScenario {
         // Asks that shared a piece of work count once, and the others as joins.
         let hits = utils.reduce(0) { $0 + $1.statistics.memoryHits + $1.statistics.storageHits + $1.statistics.joins }
         log.check(
-            hits >= ledger.cacheAnswers, stats,
+            hits >= ledger.cacheAnswers, KnownDefect.cacheAnswerCounts.rawValue,
             "the utils count \(hits) memory and storage hits and joins for \(ledger.cacheAnswers) answers from memory "
                 + "or storage")
     }

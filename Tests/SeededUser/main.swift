@@ -6,7 +6,8 @@ import TestSupport
 // origin whose log every invariant is checked against. See README.md beside this file.
 //
 //   seeded-user --seed N | --seeds 1,2,5-8 | --seeds-file FILE | --soak SECONDS [--from N]
-//               [--scenario lists,faults,video,restart] [--tolerate kept-bytes,download-resume,cold-seek,stats]
+//               [--scenario lists,faults,video,restart] [--tolerate kept-bytes,download-resume,cold-seek,stats,
+//               cache-answer-counts]
 //   seeded-user child ...        (the restart scenario's child processes; see ChildCommands)
 //
 // One line per scenario with its seed and what it checked, a line per violation, and a last line
