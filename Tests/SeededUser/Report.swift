@@ -23,7 +23,7 @@ enum KnownDefect: String, CaseIterable, Sendable {
     /// Statistics that miss paths (cancellations counted as failures, hits not counted).
     case stats = "stats"
     /// Beside other load, a few answers from memory or storage of a list are counted by neither a hit nor a join
-    /// (soak seeds 4010, 4014 and 4017 at this stop: 2, 11 and 7 of 95, 111 and 68; none reproduced on replay).
+    /// (soak seeds 4010, 4014, 4017 and 4028: 2, 11, 7 and 2 answers short; none reproduced on replay).
     case cacheAnswerCounts = "cache-answer-counts"
 }
 
