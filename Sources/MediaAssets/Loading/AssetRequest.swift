@@ -4,7 +4,7 @@ import Foundation
 public struct AssetRequest: Sendable, Hashable {
     /// Where the asset is fetched from.
     public var url: URL
-    /// A server-given version of the content (a content hash, as the avatar seeds describe): part of
+    /// A server-given version of the content (a content hash, say): part of
     /// the cache key, so a new version at the same URL is a new fetch.
     public var version: String?
     /// How urgently to fetch it.

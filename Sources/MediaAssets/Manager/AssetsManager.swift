@@ -194,7 +194,7 @@ public final class AssetsManager: Sendable {
 
     // MARK: Maintenance
 
-    /// Removes every entry of the backend for `storageType` (SDImageCache's clearMemory/clearDisk).
+    /// Removes every entry of the backend for `storageType` (a memory partition or the disk cache, emptied).
     ///
     /// For `.hybrid(t)` this clears `.lru(t)` and the entries stored through `.hybrid(t)` on the
     /// shared disk; other partitions' entries there stay.
@@ -203,7 +203,7 @@ public final class AssetsManager: Sendable {
         try await backend(for: storageType).removeAll()
     }
 
-    /// Removes expired entries from every registered backend (SDImageCache's cleanDisk).
+    /// Removes expired entries from every registered backend.
     public func removeExpired() async throws {
         for storageType in registry.registeredStorageTypes {
             try await registry.backend(for: storageType).removeExpired()

@@ -37,7 +37,7 @@ public struct AssetResult<Value: Sendable>: Sendable {
     /// The metadata of the entry it came from (freshness, validators, content type).
     public var metadata: CacheMetadata
     /// The decoded original a processed value was made from, when this ask processed it (an app can
-    /// keep both, as Navi's avatars do); `nil` for memory hits, stored variants and unprocessed values.
+    /// keep both, as avatars do); `nil` for memory hits, stored variants and unprocessed values.
     public var original: Value?
     /// Whether this ask joined work another ask had started (a download, decode or render under way) instead of
     /// starting its own: its value is the one that work made, and `PipelineStatistics.joins` counted the join.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// An avatar to show, as Navi describes it: where it lives, its style, and the app's own storage.
+/// An avatar to show: where it lives, its style, and the app's own storage.
 ///
 /// The app keeps styled avatars wherever it likes (files, Core Data, SQLite); `ImageUtil` asks for them
 /// through this protocol and hands back what it downloads and renders through `save(originalImage:styledImage:)`.

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The delivery of one avatar to one consumer (Navi's image view), which the consumer can cancel.
+/// The delivery of one avatar to one consumer (an image view), which the consumer can cancel.
 ///
 /// Returned by `ImageUtil.setAvatar(_:deliver:)`. Cancelling stops the delivery, and the work behind it
 /// unless other asks share that work.

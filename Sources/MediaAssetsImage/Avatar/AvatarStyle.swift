@@ -1,4 +1,4 @@
-/// How an avatar is styled: Navi's styles, each made of `ImageProcessing` values, with an identifier
+/// How an avatar is styled: the avatar styles, each made of `ImageProcessing` values, with an identifier
 /// that keys the styled variant in the cache (`<key>@<identifier>`).
 ///
 /// Every sized style scales to fill its size and cuts the centre (enlarging small sources, so the

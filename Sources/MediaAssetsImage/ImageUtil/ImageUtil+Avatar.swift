@@ -1,7 +1,7 @@
 import MediaAssets
 
 extension ImageUtil {
-    /// Returns `avatar` in its style, as Navi's AvatarPod does: memory, then the app's styled image, then
+    /// Returns `avatar` in its style, looking in memory, then the app's styled image, then
     /// the app's original (styled here), then the normal lookup and the network.
     ///
     /// After rendering the style from a downloaded or stored original, calls
@@ -40,7 +40,7 @@ extension ImageUtil {
         return result.value
     }
 
-    /// Shows `avatar` through `deliver`, standing in for Navi's `UIImageView.navi_setAvatar`.
+    /// Shows `avatar` through `deliver`, as an image view that sets an avatar does.
     ///
     /// Before returning, delivers the image memory holds, or else the placeholder (if any). Otherwise the
     /// final image follows from a background task. A failure delivers nothing more (the placeholder

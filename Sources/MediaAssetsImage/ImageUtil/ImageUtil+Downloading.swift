@@ -2,7 +2,7 @@ import Foundation
 import MediaAssets
 
 extension ImageUtil {
-    /// The seed's call: downloads (or finds) the image at `url` and calls `imageCompletionHandler` with it.
+    /// The completion-handler call: downloads (or finds) the image at `url` and calls `imageCompletionHandler` with it.
     ///
     /// Returns at once. The handler runs on a background task, only on success: an invalid URL or a failure
     /// does not call it (use `downloadImage(url:storageType:completion:)` to see errors).

@@ -2,10 +2,10 @@ import Foundation
 import MediaAssets
 import Synchronization
 
-/// Fetches, decodes, styles and caches images through an `AssetsManager`: SDImageCache's lookup with
-/// Navi's styled avatars, as an image decoder plus processors on the core's `AssetPipeline`.
+/// Fetches, decodes, styles and caches images through an `AssetsManager`: memory, then storage, then
+/// the network, with styled avatars, as an image decoder plus processors on the core's `AssetPipeline`.
 ///
-/// An ask for a URL in a style (any `ImageProcessing`; `AvatarStyle` names Navi's) looks, in order, for
+/// An ask for a URL in a style (any `ImageProcessing`; `AvatarStyle` names the avatar styles) looks, in order, for
 /// 1. the styled image kept in memory beside its bytes (`<key>@<identifier>`): returned with no decoding;
 /// 2. the stored variant's bytes: decoded only;
 /// 3. a decoded original kept in memory (`Configuration.decodedOriginals`) that covers the style's region and
