@@ -49,7 +49,8 @@ let package = Package(
         // The HTTP/1.1 server core (loopback, one polling thread, async handlers) of the proxy and the test origin
         .target(name: "MediaAssetsHTTPServer"),
         // A loopback proxy through the video caches, on the HTTP/1.1 core
-        .target(name: "MediaAssetsVideoProxy", dependencies: ["MediaAssets", "MediaAssetsVideo", "MediaAssetsHTTPServer"]),
+        .target(
+            name: "MediaAssetsVideoProxy", dependencies: ["MediaAssets", "MediaAssetsVideo", "MediaAssetsHTTPServer"]),
         .target(name: "MediaAssetsRedis", dependencies: ["MediaAssets"]),
         // Encryption at rest (AES-256-GCM through libcrypto) as a wrapper of any byte backend
         .target(name: "MediaAssetsEncryption", dependencies: ["MediaAssets", "CLibCrypto"]),
@@ -165,7 +166,9 @@ let package = Package(
         .testTarget(name: "MediaAssetsVideoTests", dependencies: ["MediaAssetsVideo", "TestSupport", "SampleOrigin"]),
         .testTarget(
             name: "MediaAssetsVideoProxyTests",
-            dependencies: ["MediaAssetsVideoProxy", "MediaAssetsVideo", "MediaAssetsHTTPServer", "TestSupport", "SampleOrigin"]
+            dependencies: [
+                "MediaAssetsVideoProxy", "MediaAssetsVideo", "MediaAssetsHTTPServer", "TestSupport", "SampleOrigin",
+            ]
         ),
         .testTarget(
             name: "MediaAssetsImageTests",
@@ -182,7 +185,7 @@ let package = Package(
             name: "FuzzRegressionTests",
             dependencies: [
                 "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssets", "MediaAssetsVideo", "MediaAssetsVideoProxy",
-                "MediaAssetsRedis", "MediaAssetsEncryption", "MediaAssetsHTTPServer", "SampleOrigin",
+                "MediaAssetsRedis", "MediaAssetsEncryption", "MediaAssetsHTTPServer", "SampleOrigin", "TestSupport",
             ]
         ),
     ],

@@ -3,6 +3,9 @@ import Foundation
 import MediaAssets
 import MediaAssetsVideo
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,11 +14,19 @@ import Glibc
 /// `VideoDownloads`, progress on standard error. Killed and run again on the same DIR, it resumes: only
 /// what is missing is fetched.
 enum DownloadCommand {
-    static func run(input: String?, to directory: URL, cacheDirectory: URL) async throws {
+    /// `timeout`: the seconds a request may wait for a byte before it fails and is asked again from what is
+    /// on disk (`URLSessionConfiguration.timeoutIntervalForRequest`; URLSession's 60 s without it).
+    static func run(input: String?, to directory: URL, cacheDirectory: URL, timeout: Double?) async throws {
         let source = try HLSCommands.Source.resolve(input)
         defer { source.origin?.stop() }
+        var loader: (any DataLoading)?
+        if let timeout {
+            let session = URLSessionConfiguration.default
+            session.timeoutIntervalForRequest = timeout
+            loader = URLSessionLoader(configuration: session)
+        }
         let manager = try AssetsManager(
-            configuration: .init(diskDirectory: cacheDirectory, keyFactory: source.keyFactory))
+            configuration: .init(diskDirectory: cacheDirectory, loader: loader, keyFactory: source.keyFactory))
         // Held until the URL is refreshed: a download a killed run left knows the old embedded origin's port.
         let downloads = try VideoDownloads(
             manager: manager, configuration: .init(directory: directory, startsPaused: true))

@@ -4,7 +4,7 @@ import Foundation
 let usage = """
     usage: video-example [--cache DIR]
            video-example URL [--range START-END] [--out FILE] [--cache DIR]
-           video-example [URL] --download DIR [--cache DIR]
+           video-example [URL] --download DIR [--timeout SECONDS] [--cache DIR]
            video-example [URL] --proxy [--cache DIR]
 
     Reads a video by byte ranges through VideoUtil, caching 1 MiB chunks.
@@ -21,6 +21,8 @@ let usage = """
                          playlist's path. Killed and run again on the same DIR, it resumes and
                          fetches only what is missing. A local path is served by an embedded origin;
                          with no URL a generated HLS stream is
+      --timeout SECONDS  how long a download waits on a server that sends nothing before it gives up on
+                         the request and asks again from the bytes on disk (default 60, URLSession's)
       --proxy            serves the URL through the caches on 127.0.0.1 and prints the proxy URL at
                          once (flushed); runs until SIGINT or SIGTERM. Without a URL: a generated
                          HLS stream
@@ -29,7 +31,8 @@ let usage = """
     """
 
 await ExampleRun.main(
-    "video-example", usage: usage, valueOptions: ["--cache", "--out", "--range", "--download"], flags: ["--proxy"]
+    "video-example", usage: usage, valueOptions: ["--cache", "--out", "--range", "--download", "--timeout"],
+    flags: ["--proxy"]
 ) { arguments in
     guard arguments.inputs.count <= 1 else {
         throw ExampleError.usage(reason: "one URL at a time, got \(arguments.inputs.count)")
@@ -37,12 +40,20 @@ await ExampleRun.main(
     let cacheDirectory = try ExampleDirectories.cache(
         option: arguments.value("--cache"), example: "video-example", keepsDefault: false
     )
+    let timeout = try arguments.value("--timeout").map { text in
+        guard let seconds = Double(text), seconds > 0 else {
+            throw ExampleError.usage(reason: "--timeout takes a number of seconds above 0, got '\(text)'")
+        }
+        return seconds
+    }
     if let directory = arguments.value("--download") {
         try await DownloadCommand.run(
-            input: arguments.inputs.first, to: URL(fileURLWithPath: directory), cacheDirectory: cacheDirectory
+            input: arguments.inputs.first, to: URL(fileURLWithPath: directory), cacheDirectory: cacheDirectory,
+            timeout: timeout
         )
         return 0
     }
+    guard timeout == nil else { throw ExampleError.usage(reason: "--timeout goes with --download") }
     if arguments.has("--proxy") {
         try await HLSCommands.proxy(input: arguments.inputs.first, cacheDirectory: cacheDirectory)
         return 0

@@ -7,6 +7,7 @@ import Foundation
 @_spi(Fuzzing) import MediaAssetsRedis
 @_spi(Fuzzing) import MediaAssetsVideo
 @_spi(Fuzzing) import MediaAssetsVideoProxy
+import TestSupport
 import Testing
 
 /// Replays every input kept for a fuzz target through that target's parser: the crashes, leaks and timeouts
@@ -15,7 +16,7 @@ import Testing
 /// There is one case per folder that exists; a folder with no input, a folder for a target this suite does
 /// not know, and a fuzz target (`Fuzz/Targets/<name>`) without a parser here or without a kept corpus fail
 /// the suite: a new fuzz target adds its parser call to `parsers` here as well as to Fuzz/Sources/FuzzSupport.
-@Suite("Fuzz regressions")
+@Suite("Fuzz regressions", .offThePool)
 struct FuzzRegressionTests {
     /// The parser call of each fuzz target, as in `FuzzTargets` (Fuzz/Sources/FuzzSupport/FuzzTargets.swift).
     static let parsers: [String: @Sendable (Data) -> Void] = [

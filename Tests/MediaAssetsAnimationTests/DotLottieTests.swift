@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsAnimation
 
-@Suite("dotLottie archives")
+@Suite("dotLottie archives", .offThePool)
 struct DotLottieTests {
     /// A PNG-looking payload; the reader never decodes images.
     private let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data((0..<200).map { UInt8($0) })

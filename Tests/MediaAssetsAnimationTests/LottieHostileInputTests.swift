@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsAnimation
 
-@Suite("Lottie hostile input")
+@Suite("Lottie hostile input", .offThePool)
 struct LottieHostileInputTests {
     private func malformedOffset(_ json: String) -> Int? {
         guard case let .malformedJSON(offset, _)? = LottieFixtures.error(json) else { return nil }

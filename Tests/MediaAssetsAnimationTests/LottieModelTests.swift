@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsAnimation
 
-@Suite("Lottie model")
+@Suite("Lottie model", .offThePool)
 struct LottieModelTests {
     @Test("shape layers, parents and markers are read; drawing content is skipped")
     func shapeAnimation() throws {

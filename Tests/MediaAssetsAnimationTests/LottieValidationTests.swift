@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsAnimation
 
-@Suite("Lottie validation")
+@Suite("Lottie validation", .offThePool)
 struct LottieValidationTests {
     /// The path of an `invalid` error, or nil for any other outcome.
     private func invalidPath(_ json: String) -> String? {

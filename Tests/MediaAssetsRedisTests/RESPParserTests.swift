@@ -4,7 +4,7 @@ import Testing
 
 @_spi(Fuzzing) @testable import MediaAssetsRedis
 
-@Suite("RESP reply parser")
+@Suite("RESP reply parser", .offThePool)
 struct RESPParserTests {
     @Test func parsesEveryRESP2Type() throws {
         // Given one reply of each type, back to back

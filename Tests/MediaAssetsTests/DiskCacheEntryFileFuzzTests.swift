@@ -5,7 +5,7 @@ import Testing
 @_spi(Fuzzing) @testable import MediaAssets
 
 /// Deterministic mutations of real entry files through `fuzzDiskEntryFile`, which must not crash.
-@Suite("DiskCache entry-file parser under mutation")
+@Suite("DiskCache entry-file parser under mutation", .offThePool)
 struct DiskCacheEntryFileFuzzTests {
     /// A valid file in format `version` (1 or 2, as an older release wrote it, or 3): a header with
     /// every field set, then the body.

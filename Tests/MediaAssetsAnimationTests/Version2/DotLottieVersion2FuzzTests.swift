@@ -4,7 +4,7 @@ import Testing
 
 @_spi(Fuzzing) @testable import MediaAssetsAnimation
 
-@Suite("dotLottie v2 parsers under mutation")
+@Suite("dotLottie v2 parsers under mutation", .offThePool)
 struct DotLottieVersion2FuzzTests {
     /// `count` deterministic mutants of `seed`: bytes flipped, removed, duplicated and truncated.
     private func mutants(of seed: String, count: Int, seedValue: UInt64) -> [Data] {

@@ -1,10 +1,11 @@
 import Foundation
 import MediaAssetsImage
+import TestSupport
 import Testing
 
 @testable import MediaAssetsAnimation
 
-@Suite("dotLottie v2: themes, state machines, images")
+@Suite("dotLottie v2: themes, state machines, images", .offThePool)
 struct DotLottieVersion2Tests {
     private static let webpAvailable = (try? WebPLibrary.system.get()) != nil
 

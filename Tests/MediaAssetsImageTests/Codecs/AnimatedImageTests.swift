@@ -7,7 +7,8 @@ import Testing
 
 @Suite(
     "Animated images: WebP encoding, styled frames, ImageUtil",
-    .enabled(if: CodecAvailability.webpDemux && CodecAvailability.gif, "install libwebp7, libwebpdemux2, libgif7"))
+    .enabled(if: CodecAvailability.webpDemux && CodecAvailability.gif, "install libwebp7, libwebpdemux2, libgif7"),
+    .offThePool)
 struct AnimatedImageTests {
     static let frames: [AnimatedImage.Frame] = [
         .init(image: Image(width: 8, height: 6, fill: RGBA(red: 255, green: 0, blue: 0)), duration: .milliseconds(80)),

@@ -9,7 +9,7 @@ import Testing
 /// Such a canvas is refused from its headers when its frames would be reduced (`maxAspectRatio`).
 @Suite(
     "Animation aspect ratio bound",
-    .enabled(if: CodecAvailability.webpDemux, "install libwebp7, libwebpdemux2"))
+    .enabled(if: CodecAvailability.webpDemux, "install libwebp7, libwebpdemux2"), .offThePool)
 struct AnimationAspectRatioTests {
     /// The fuzz input (Fuzz/Regressions/animation-frames): a 362-byte animated WebP declaring a 9×458759
     /// canvas (4,128,831 pixels) with three 9×7 lossless frames at its top.

@@ -10,7 +10,8 @@ import Testing
     .disabled(
         if: ThreadSanitizerProbe.isActive || AddressSanitizerProbe.isActive,
         "a sanitizer's allocator inflates every peak; measured in the plain run"
-    )
+    ),
+    .offThePool
 )
 struct AnimationMemoryTests {
     @Test("a 200-frame 1000×1000 GIF shown at 200 px plays within 16 MiB")

@@ -4,7 +4,7 @@ import Testing
 
 @_spi(Fuzzing) @testable import MediaAssetsImage
 
-@Suite("Fuzz entry points survive seeded mutations")
+@Suite("Fuzz entry points survive seeded mutations", .offThePool)
 struct CodecFuzzingTests {
     /// Applies one of: flip a byte, overwrite a run, insert bytes, delete a run, or cut the tail.
     static func mutate(_ seed: Data, _ generator: inout SeededGenerator) -> Data {

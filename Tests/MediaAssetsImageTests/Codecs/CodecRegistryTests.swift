@@ -1,5 +1,6 @@
 import Foundation
 import MediaAssets
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
@@ -34,7 +35,7 @@ private struct TinyDecoder: ImageDecoding {
     }
 }
 
-@Suite("Codec registry: magic bytes choose the decoder, users add their own")
+@Suite("Codec registry: magic bytes choose the decoder, users add their own", .offThePool)
 struct CodecRegistryTests {
     static let tinyBytes = Data("TINY".utf8) + Data([2, 1, 10, 20, 30, 40, 50, 60])
 

@@ -1,6 +1,7 @@
 import CJPEG
 import CPNG
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
@@ -22,7 +23,8 @@ enum ThreadSanitizerProbe {
     .disabled(
         if: ThreadSanitizerProbe.isActive,
         "fork() from a multithreaded process can hang TSan's runtime; measured in the plain and ASan runs"
-    )
+    ),
+    .offThePool
 )
 struct DecoderMemoryTests {
     /// Growth above the parent's resident size that a small input may cost (libpng/libjpeg state, stacks).

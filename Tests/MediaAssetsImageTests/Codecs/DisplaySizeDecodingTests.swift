@@ -1,5 +1,6 @@
 import CDynamicCodecs
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
@@ -7,7 +8,7 @@ import Testing
 /// Every still format decodes toward `targetSize × downsamplingHeadroom` and only `regionOfInterest`: the
 /// avatar made from such a decode matches the one made from a full decode, a cut file is still `.truncated`,
 /// and the pixel limit holds before any work.
-@Suite("Display-size decoding: every still format, target size and region of interest")
+@Suite("Display-size decoding: every still format, target size and region of interest", .offThePool)
 struct DisplaySizeDecodingTests {
     static let picture = DisplaySizeFixtures.detailed(width: 640, height: 480)
     static let style = AvatarStyle.circle(diameter: 48)

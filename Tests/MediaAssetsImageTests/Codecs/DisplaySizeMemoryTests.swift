@@ -23,8 +23,8 @@ enum AddressSanitizerProbe {
     .enabled(
         if: HelperProcess.isBuilt("memory-probe"),
         "needs memory-probe built beside the tests: swift build --build-tests"),
-    .disabled(if: ThreadSanitizerProbe.isActive || AddressSanitizerProbe.isActive, "sanitizers change every peak")
-)
+    .disabled(if: ThreadSanitizerProbe.isActive || AddressSanitizerProbe.isActive, "sanitizers change every peak"),
+    .offThePool)
 struct DisplaySizeMemoryTests {
     /// The target of the issue: at most 16 MiB above the process holding the file's bytes.
     static let budget = 16 << 20

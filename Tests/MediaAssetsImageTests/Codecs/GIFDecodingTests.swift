@@ -1,9 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite("GIF: frames, disposal, transparency, palettes, loops", .enabled(if: CodecAvailability.gif, "install libgif7"))
+@Suite(
+    "GIF: frames, disposal, transparency, palettes, loops", .enabled(if: CodecAvailability.gif, "install libgif7"),
+    .offThePool)
 struct GIFDecodingTests {
     static let red = RGBA(red: 255, green: 0, blue: 0)
     static let green = RGBA(red: 0, green: 255, blue: 0)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
@@ -6,7 +7,7 @@ import Testing
 /// GIF89a lets a file carry neither a global nor a local colour table; Pillow's test files include two such
 /// (one frame, and frames after one with a table). They used to be refused ("frame 1 has no colour table");
 /// they are drawn with a grey ramp, as Pillow reads them (index n is grey n). The files are made here.
-@Suite("GIF without a colour table", .enabled(if: CodecAvailability.gif, "install libgif7"))
+@Suite("GIF without a colour table", .enabled(if: CodecAvailability.gif, "install libgif7"), .offThePool)
 struct GIFDefaultPaletteTests {
     /// `data` (written with `GIFFixtures.palette` as its global table) with that table cut out of the file.
     static func withoutGlobalTable(_ data: Data) -> Data {

@@ -1,12 +1,13 @@
 import CDynamicCodecs
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
 @Suite(
     "HEIC and AVIF through libheif: primary image, alpha, irot/imir",
-    .enabled(if: CodecAvailability.heif, "install libheif1"))
+    .enabled(if: CodecAvailability.heif, "install libheif1"), .offThePool)
 struct HEIFDecodingTests {
     static let quadrantColors = [
         RGBA(red: 230, green: 30, blue: 30), RGBA(red: 30, green: 200, blue: 30),

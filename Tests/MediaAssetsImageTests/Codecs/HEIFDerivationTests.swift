@@ -6,7 +6,7 @@ import Testing
 
 /// libheif 1.15 follows a file's `dimg` and `auxl` references without a bound; the decoder refuses derivations
 /// that would not end, and derived images larger than they declare, before libheif decodes them.
-@Suite("HEIF derivations: cycles, depth and width refused before libheif decodes")
+@Suite("HEIF derivations: cycles, depth and width refused before libheif decodes", .offThePool)
 struct HEIFDerivationTests {
     /// Inputs `Fuzz/run heif` found, kept where the fuzz regression replay also reads them.
     static let regressions = URL(fileURLWithPath: #filePath)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
@@ -6,7 +7,8 @@ import Testing
 /// HEIC files carry a thumbnail (phones write a 320×240 one); a decode toward a small target uses it when its
 /// region of interest covers `targetSize × headroom`, and never when it does not.
 @Suite(
-    "HEIC thumbnails: used when large enough for the target", .enabled(if: CodecAvailability.heif, "install libheif1"))
+    "HEIC thumbnails: used when large enough for the target", .enabled(if: CodecAvailability.heif, "install libheif1"),
+    .offThePool)
 struct HEIFThumbnailTests {
     static let blue = RGBA(red: 20, green: 40, blue: 230)
     /// A 640×480 primary image with a plain blue 160×120 thumbnail, so which one was decoded shows.

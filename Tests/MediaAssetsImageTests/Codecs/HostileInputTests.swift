@@ -1,10 +1,11 @@
 import CJPEG
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite("Corrupt, truncated and hostile input")
+@Suite("Corrupt, truncated and hostile input", .offThePool)
 struct HostileInputTests {
     static func noisyJPEG(progressive: Bool) throws -> Data {
         var generator = CodecTestRandom(seed: 7)
@@ -206,7 +207,7 @@ struct CodecTestRandom {
     }
 }
 
-@Suite("JPEG scan-count guard")
+@Suite("JPEG scan-count guard", .offThePool)
 struct JPEGScanLimitTests {
     @Test("a progressive JPEG with more scans than the limit fails as corrupt instead of decoding forever")
     func stopsAtScanLimit() throws {

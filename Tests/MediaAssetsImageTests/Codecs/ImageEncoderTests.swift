@@ -1,10 +1,11 @@
 import CZlib
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite("Image encoding round trips")
+@Suite("Image encoding round trips", .offThePool)
 struct ImageEncoderTests {
     /// A premultiplied picture with every alpha level, including fully transparent and fully opaque pixels.
     static func translucentImage(width: Int = 40, height: Int = 30) -> Image {
@@ -144,7 +145,7 @@ struct ImageEncoderTests {
     }
 }
 
-@Suite("Image encoding limits")
+@Suite("Image encoding limits", .offThePool)
 struct ImageEncoderLimitTests {
     @Test("a side longer than JPEG allows is an encoding error, while PNG takes it")
     func refusesOversizedJPEG() throws {

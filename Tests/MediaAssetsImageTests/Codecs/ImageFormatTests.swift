@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite("Image format sniffing")
+@Suite("Image format sniffing", .offThePool)
 struct ImageFormatTests {
     @Test("JPEG and PNG are recognised from their magic bytes")
     func recognisesMagicBytes() throws {

@@ -1,10 +1,11 @@
 import CJPEG
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite("JPEG decoding")
+@Suite("JPEG decoding", .offThePool)
 struct JPEGDecodingTests {
     static let width = 64
     static let height = 48

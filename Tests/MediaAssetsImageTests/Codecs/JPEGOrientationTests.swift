@@ -1,10 +1,11 @@
 import CJPEG
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite("JPEG EXIF orientation")
+@Suite("JPEG EXIF orientation", .offThePool)
 struct JPEGOrientationTests {
     /// Stored quadrants of a 32×16 picture: top-left red, top-right green, bottom-left blue, bottom-right white.
     static let red = RGBA(red: 255, green: 0, blue: 0)

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite("PNG decoding")
+@Suite("PNG decoding", .offThePool)
 struct PNGDecodingTests {
     @Test("every colour type, bit depth, tRNS and interlace decodes to the exact pixels", arguments: PNGVariant.all)
     func decodesVariantExactly(variant: PNGVariant) throws {

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite("Placeholders: ThumbHash and average colour")
+@Suite("Placeholders: ThumbHash and average colour", .offThePool)
 struct PlaceholderTests {
     @Test("a flat image's placeholder is that colour, in its aspect ratio")
     func flatColour() throws {

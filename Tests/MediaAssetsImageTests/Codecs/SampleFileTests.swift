@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
 /// Files written by ImageMagick (see Samples/README.md): real files from an encoder other than our fixtures'.
-@Suite("Real sample files of every format decode")
+@Suite("Real sample files of every format decode", .offThePool)
 struct SampleFileTests {
     static func sample(_ name: String) throws -> Data {
         let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Samples")

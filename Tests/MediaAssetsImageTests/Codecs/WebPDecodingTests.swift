@@ -4,7 +4,9 @@ import Testing
 
 @testable import MediaAssetsImage
 
-@Suite("WebP: lossy, lossless, alpha, animated, encoding", .enabled(if: CodecAvailability.webp, "install libwebp7"))
+@Suite(
+    "WebP: lossy, lossless, alpha, animated, encoding", .enabled(if: CodecAvailability.webp, "install libwebp7"),
+    .offThePool)
 struct WebPDecodingTests {
     static let gradient: Image = {
         var pixels: [UInt8] = []

@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite struct AvatarStyleTests {
+@Suite(.offThePool) struct AvatarStyleTests {
     @Test func identifiersAndTargetSizes() {
         let cases: [(AvatarStyle, String, PixelSize?)] = [
             (.original, "original", nil),

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite("Regions of interest from processors")
+@Suite("Regions of interest from processors", .offThePool)
 struct RegionOfInterestTests {
     @Test("a centred region is cut symmetrically and rounds outward")
     func centeredRect() {

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
@@ -178,7 +179,7 @@ import Testing
     }
 }
 
-@Suite struct ResizeTransparencyTests {
+@Suite(.offThePool) struct ResizeTransparencyTests {
     @Test func transparentEdgesDoNotDarken() throws {
         // Given opaque red on the left half, fully transparent on the right
         var pixels = [UInt8](repeating: 0, count: 300 * 200 * 4)
@@ -222,7 +223,7 @@ import Testing
     }
 }
 
-@Suite("Resampler box stage")
+@Suite("Resampler box stage", .offThePool)
 struct ResamplerBoxStageTests {
     @Test(
         "the box stage leaves Lanczos3 at least the last 2× (Pillow's reducing gap); the old rule stopped below 2×",

@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import MediaAssetsImage
 
-@Suite struct ShapeTests {
+@Suite(.offThePool) struct ShapeTests {
     private let red = RGBA(red: 220, green: 30, blue: 40)
 
     @Test func roundedCornersAreTransparentSmoothAndSymmetric() throws {
@@ -139,7 +140,7 @@ import Testing
     }
 }
 
-@Suite struct ShapeRendererTests {
+@Suite(.offThePool) struct ShapeRendererTests {
     @Test(arguments: [
         (40, 40, 20.0, 0.0), (40, 40, 20.0, 3.0), (64, 48, 12.0, 2.0), (64, 48, 0.0, 1.5), (33, 21, 7.5, 9.0),
         (50, 20, 3.0, 0.5),

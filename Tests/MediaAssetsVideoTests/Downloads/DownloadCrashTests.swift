@@ -17,13 +17,15 @@ import Glibc
     .enabled(if: HelperProcess.isBuilt("video-example"), "needs video-example built beside the tests (swift build)")
 )
 struct DownloadCrashTests {
-    /// Starts `video-example` downloading `url` into `directory`; output goes nowhere (no pipe to fill).
+    /// Starts `video-example` downloading `url` into `directory`; output goes nowhere (no pipe to fill). The
+    /// child waits on a stalled answer for as long as the suite's polls do (600 s, not URLSession's 60): on a busy
+    /// machine this process may see the child's file late, and the child must still be in its first request.
     private static func startDownload(_ url: URL, into directory: URL, cache: URL) throws -> (
         SpawnedProcess, ProcessExit
     ) {
         let process = try SpawnedProcess(
             HelperProcess.binDirectory.appendingPathComponent("video-example"),
-            [url.absoluteString, "--download", directory.path, "--cache", cache.path])
+            [url.absoluteString, "--download", directory.path, "--timeout", "600", "--cache", cache.path])
         return (process, process.exit)
     }
 
