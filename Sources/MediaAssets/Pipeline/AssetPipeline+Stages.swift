@@ -151,8 +151,8 @@ extension AssetPipeline {
 
     // MARK: Decode stage
 
-    /// The decoded original: a kept decode that satisfies `options`, else a decode flight, joining one
-    /// under way whose options satisfy these.
+    /// The decoded original: a kept decode that satisfies `options` (a memory hit), else a decode flight,
+    /// joining one under way whose options satisfy these.
     func decoded(
         _ request: AssetRequest, options: Decoder.Options, route: StorageRoute, tracking: FetchTracking = .none
     ) async throws -> AssetResult<Value> {
@@ -160,6 +160,7 @@ extension AssetPipeline {
         if let memory = route.memory,
             let kept = keptDecode(decodedKey(originalKey), in: memory, satisfying: options, policy: request.cachePolicy)
         {
+            countMemoryHit()
             return kept
         }
         let source = DecodeSource(
@@ -190,9 +191,12 @@ extension AssetPipeline {
         _ request: AssetRequest, originalKey: CacheKey, options: Decoder.Options, route: StorageRoute,
         tracking: FetchTracking
     ) async throws -> AssetResult<Value> {
+        // Kept by a flight that ended while this one was being set up: the asks that joined this flight are
+        // joins, the one that started it a memory hit.
         if let memory = route.memory,
             let kept = keptDecode(decodedKey(originalKey), in: memory, satisfying: options, policy: request.cachePolicy)
         {
+            countMemoryHit()
             return kept
         }
         // A download its askers leave after its bytes arrived is validated with this flight's decoder and options.

@@ -10,8 +10,9 @@ public struct ImageUtilStatistics: Sendable, Hashable, CustomStringConvertible {
     public var decodes = 0
     /// Styles rendered from a decoded original (`.original` is never rendered).
     public var renders = 0
-    /// Asks answered from memory with no decoding: a decoded image kept there, or (encoded answers) a variant's
-    /// bytes kept in the memory tier.
+    /// Asks answered from memory with no decoding: a decoded image kept there (a style, or an original that a new
+    /// style is rendered from: that render is in `renders`), or (encoded answers) a variant's bytes kept in the
+    /// memory tier.
     public var memoryHits = 0
     /// Asks answered from storage (the disk for `.disk` and `.hybrid`) instead of the network: a variant or an
     /// original decoded, or (encoded answers) a stored variant's bytes sent as they are.

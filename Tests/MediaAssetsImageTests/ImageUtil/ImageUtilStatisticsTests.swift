@@ -209,4 +209,25 @@ struct ImageUtilStatisticsTests {
         #expect(manager.fetchStatistics.originRequests == 1)
         #expect(manager.fetchStatistics.joins == 19)
     }
+
+    @Test("a style rendered from a decoded original kept in memory is a memory hit, and says so in its source")
+    func aStyleRenderedFromAKeptDecodeIsAMemoryHit() async throws {
+        // Given a util that keeps every decoded original, and a photo shown once as a circle
+        let harness = try ImageUtilHarness(configuration: .init(decodedOriginals: .always))
+        defer { harness.tearDown() }
+        let request = AssetRequest(url: harness.serve("/kept.jpg", try ImageUtilFixtures.gradientJPEG()))
+        let circle = try await harness.util.imageResult(for: request, style: ImageUtilFixtures.circle)
+
+        // When it is asked for as a rectangle and a rounded rectangle, one after the other
+        let rectangle = try await harness.util.imageResult(for: request, style: ImageUtilFixtures.rectangle)
+        let rounded = try await harness.util.imageResult(for: request, style: ImageUtilFixtures.rounded)
+
+        // Then both were rendered from the kept decode: from memory, each a memory hit, one decode in all
+        #expect(circle.source == .network)
+        #expect(rectangle.source == .memory && rounded.source == .memory)
+        let statistics = harness.util.statistics
+        #expect(statistics.decodes == 1 && statistics.renders == 3 && statistics.networkFetches == 1)
+        #expect(statistics.memoryHits == 2)
+        #expect(statistics.storageHits == 0 && statistics.joins == 0)
+    }
 }
