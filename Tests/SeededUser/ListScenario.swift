@@ -33,6 +33,8 @@ enum ListScenario {
         var list: List
         var task: ImageTask
         var cancelled: Bool
+        /// Awaited and checked when its list stopped: its answer is in the ledger once already.
+        var settled = false
     }
 
     static let styles: [AvatarStyle] = [
@@ -148,6 +150,7 @@ enum ListScenario {
                 counts.stops += 1
                 for (index, task) in list.visible.sorted(by: { $0.key < $1.key }) {
                     await settle(task, path: paths[index], list: list, ledger: ledger, log: log)
+                    if let settled = asks.lastIndex(where: { $0.task === task }) { asks[settled].settled = true }
                 }
             case 66..<80:
                 // A row that arrives and leaves at a chosen moment of its download.
@@ -189,7 +192,7 @@ enum ListScenario {
             }
         }
         // Every row ends: a row not cancelled must succeed, a cancelled one ends cancelled or with its picture.
-        for ask in asks {
+        for ask in asks where !ask.settled {
             do {
                 let result = try await ask.task.result
                 ledger.checkPicture(
