@@ -6,6 +6,19 @@ import Synchronization
 import FoundationNetworking
 #endif
 
+/// The executor every test manager shares unless its test names one of its own: as many threads as cores, at the
+/// process's priority.
+///
+/// Swift Testing starts every test at once. With a pool per manager, thread dumps of a TSan run found 93 executor
+/// threads, about 50 of them rendering at once and most of those waiting on a lock of the Swift runtime's type
+/// metadata (which unspecialized code takes per loop step) while the cooperative pool's threads waited on the same
+/// lock: waits of 90 s ran out in a dozen tests. An app has one manager; a process of hundreds of managers should
+/// not have hundreds of decoding threads either. The threads keep the process's priority: 10 below it, as a
+/// manager's own pool runs, the CPU hog that CI runs beside the suite would leave all of the suite's decoding a
+/// tenth of the machine.
+public let sharedTestExecutor = ThreadPoolExecutor(
+    threadCount: ProcessInfo.processInfo.activeProcessorCount, name: "Test executor")
+
 extension AssetsManager {
     /// A manager for tests: its disk cache in `directory`, fast retries, and an optional test clock.
     ///
@@ -22,7 +35,7 @@ extension AssetsManager {
         fetchPolicy: FetchPolicy = .app,
         staleIfError: TimeInterval = 0,
         stageLimits: Configuration.StageLimits = .init(),
-        executor: Configuration.Executor = .threads(ProcessInfo.processInfo.activeProcessorCount),
+        executor: Configuration.Executor = .custom(sharedTestExecutor),
         stagedWriteLimit: Int = 16 << 20
     ) throws -> AssetsManager {
         try AssetsManager(

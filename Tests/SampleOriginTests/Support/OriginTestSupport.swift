@@ -43,7 +43,15 @@ enum OriginTestSupport {
 
     /// `count` bytes with a repeating, position-dependent pattern, so a wrong slice never looks right.
     static func payload(count: Int, seed: UInt8 = 7) -> Data {
-        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &+ $0 / 251) })
+        var data = Data(count: count)
+        data.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
+            var index = 0
+            while index < count {
+                bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ Int(seed) &+ index / 251)
+                index += 1
+            }
+        }
+        return data
     }
 }
 
