@@ -1,3 +1,5 @@
+import Foundation
+
 extension SampleOrigin {
     /// How often the wait helpers look at the log; short, since they stand in for the work being awaited.
     private static let pollInterval = Duration.milliseconds(2)
@@ -40,7 +42,17 @@ extension SampleOrigin {
         }
     }
 
-    /// Polls `condition` until it holds, bounded by `timeout`.
+    /// How many times longer than asked every wait runs: `MEDIAASSETS_TEST_TIMEOUT_SCALE` in the environment (a
+    /// number of at least 1; 1 when unset). A build under a sanitizer runs many times slower, so its runs set it:
+    /// a bound that catches what never happens in a plain build would otherwise catch what is merely slow.
+    public static let timeoutScale: Double = {
+        guard let text = ProcessInfo.processInfo.environment["MEDIAASSETS_TEST_TIMEOUT_SCALE"],
+            let scale = Double(text), scale.isFinite
+        else { return 1 }
+        return max(1, scale)
+    }()
+
+    /// Polls `condition` until it holds, bounded by `timeout` times ``timeoutScale``.
     ///
     /// The default bound (90 s) is long because callers share the cooperative thread pool with other
     /// work: a poll can be delayed by seconds on a busy 2-core machine. It catches what never
@@ -51,6 +63,7 @@ extension SampleOrigin {
         timeout: Duration,
         _ condition: () -> Bool
     ) async throws {
+        let timeout = timeout * Self.timeoutScale
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while !condition() {
             guard ContinuousClock.now < deadline else {

@@ -93,11 +93,11 @@ struct RequestLogTests {
         let origin = try OriginTestSupport.startedOrigin()
         defer { origin.stop() }
 
-        // When / Then
+        // When / Then (the error names the bound it waited, scaled as sanitizer runs scale it)
         await #expect(
             throws: SampleOriginError.timedOut(
                 condition: "1 requests", path: "/never",
-                timeout: .milliseconds(20))
+                timeout: .milliseconds(20) * SampleOrigin.timeoutScale)
         ) {
             try await origin.waitForRequests(path: "/never", count: 1, timeout: .milliseconds(20))
         }

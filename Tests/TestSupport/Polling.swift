@@ -1,4 +1,5 @@
 import Foundation
+import SampleOrigin
 import Synchronization
 
 /// Thrown when a polled condition did not become true in time.
@@ -13,11 +14,11 @@ public struct ConditionTimedOut: Error, CustomStringConvertible {
 ///
 /// The bound is generous on purpose: the test runner shares a 2-thread cooperative pool among all
 /// tests, so a busy neighbour can delay this poll by seconds; the bound catches work that never
-/// happens, not work that is slow.
+/// happens, not work that is slow. It is scaled by `SampleOrigin.timeoutScale` (sanitizer runs).
 public func waitUntil(
     _ condition: String, timeout: Duration = .seconds(90), _ check: @Sendable () async -> Bool
 ) async throws {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + timeout * SampleOrigin.timeoutScale
     while !(await check()) {
         guard ContinuousClock.now < deadline else { throw ConditionTimedOut(condition: condition) }
         try await Task.sleep(for: .milliseconds(2))
