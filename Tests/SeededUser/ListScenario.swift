@@ -148,9 +148,11 @@ enum ListScenario {
             case 52..<66:
                 // The list stops: every row shown ends, and is checked.
                 counts.stops += 1
+                // A row still shown from an earlier stop was checked then: its answer is counted once.
                 for (index, task) in list.visible.sorted(by: { $0.key < $1.key }) {
+                    guard let ask = asks.lastIndex(where: { $0.task === task }), !asks[ask].settled else { continue }
                     await settle(task, path: paths[index], list: list, ledger: ledger, log: log)
-                    if let settled = asks.lastIndex(where: { $0.task === task }) { asks[settled].settled = true }
+                    asks[ask].settled = true
                 }
             case 66..<80:
                 // A row that arrives and leaves at a chosen moment of its download.
