@@ -168,7 +168,7 @@ enum FaultScenario {
         log.check(
             fetch.originRequests == imageRequests + videoRequests, stats,
             "fetchStatistics.originRequests \(fetch.originRequests), the origin's log \(imageRequests + videoRequests)")
-        let sent = (paths + ["/faults/video.mp4"]).reduce(0) { $0 + origin.resourceBytesSent($1) }
+        let sent = (paths + ["/faults/video.mp4"]).reduce(0) { $0 + origin.bodyBytesSent($1) }
         log.check(
             fetch.bytesDownloaded <= sent, stats,
             "fetchStatistics.bytesDownloaded \(fetch.bytesDownloaded) > the \(sent) bytes the origin sent")

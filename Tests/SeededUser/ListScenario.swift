@@ -300,7 +300,7 @@ enum ListScenario {
         log.check(
             (requests...(requests + cancels)).contains(fetch.originRequests), stats,
             "fetchStatistics.originRequests \(fetch.originRequests), the origin's log \(requests) (\(cancels) cancels)")
-        let sent = paths.reduce(0) { $0 + origin.resourceBytesSent($1) }
+        let sent = paths.reduce(0) { $0 + origin.bodyBytesSent($1) }
         log.check(
             fetch.bytesDownloaded <= sent, stats,
             "fetchStatistics.bytesDownloaded \(fetch.bytesDownloaded) > the \(sent) bytes the origin sent")

@@ -77,6 +77,11 @@ extension SampleOrigin {
         requests(for: path).filter { $0.status == 200 || $0.status == 206 }.reduce(0) { $0 + $1.bodyBytesSent }
     }
 
+    /// Body bytes the origin sent for `path` in every answer, errors' included (what `bytesDownloaded` counts).
+    func bodyBytesSent(_ path: String) -> Int {
+        requests(for: path).reduce(0) { $0 + $1.bodyBytesSent }
+    }
+
     /// GET requests for `path` that reached the origin.
     func getCount(_ path: String) -> Int {
         requests(for: path).filter { $0.method == "GET" }.count

@@ -21,7 +21,7 @@ public struct FetchStatistics: Sendable, Hashable, CustomStringConvertible {
     public var retries = 0
     /// Revalidations the server answered with 304 (bytes kept).
     public var revalidations = 0
-    /// Bytes received from the origin.
+    /// Body bytes received from the origin, those of error answers (a 503's page) included.
     public var bytesDownloaded = 0
     /// Bytes returned from a cache without a download.
     public var bytesServedFromCache = 0
