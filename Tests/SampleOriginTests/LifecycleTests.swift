@@ -9,7 +9,7 @@ import FoundationNetworking
 
 @Suite("Start and stop")
 struct LifecycleTests {
-    @Test("stop closes every connection, joins every thread and refuses connections; a second cycle works")
+    @Test("stop closes every connection, joins every thread and its listener; a second cycle works")
     func stopLeavesNothingRunning() async throws {
         // Given
         let origin = try OriginTestSupport.startedOrigin(["/a": Data("a".utf8)])
@@ -19,16 +19,18 @@ struct LifecycleTests {
         let idle = try RawHTTPConnection(port: origin.port)
         try await waitUntil("two connections open") { origin.activeConnectionCount == 2 }
         let firstPort = origin.port
+        #expect(Self.processListens(on: firstPort))
 
         // When
         origin.stop()
 
-        // Then
+        // Then nothing of this process listens on the port any more (a connection test would see whichever
+        // listener the kernel gave the free port to next: the suite's other origins start hundreds)
         #expect(origin.runningThreadCount == 0)
         #expect(origin.activeConnectionCount == 0)
         #expect(origin.port == 0)
         #expect(idle.isClosedByServer())
-        #expect(!RawHTTPConnection.canConnect(port: firstPort))
+        #expect(!Self.processListens(on: firstPort))
 
         // And when started again
         try origin.start()
@@ -38,6 +40,29 @@ struct LifecycleTests {
         #expect(data == Data("a".utf8))
         #expect(origin.runningThreadCount == 0)
         #expect(origin.activeConnectionCount == 0)
+    }
+
+    /// Whether a socket of this process listens on TCP `port`: the listening sockets of /proc/net/tcp and tcp6
+    /// on that port whose inodes are among this process's file descriptors.
+    static func processListens(on port: Int) -> Bool {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        let inodes = Set(
+            descriptors.compactMap { descriptor -> Substring? in
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+                guard let target, target.hasPrefix("socket:[") else { return nil }
+                return Substring(target.dropFirst(8).dropLast())
+            })
+        return ["/proc/net/tcp", "/proc/net/tcp6"].contains { table in
+            let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").dropFirst().contains { line in
+                // sl local_address rem_address st … inode; st 0A is LISTEN, the port is the local address's hex tail
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, fields[3] == "0A", let local = fields[1].split(separator: ":").last else {
+                    return false
+                }
+                return Int(local, radix: 16) == port && inodes.contains(fields[9])
+            }
+        }
     }
 
     @Test(
