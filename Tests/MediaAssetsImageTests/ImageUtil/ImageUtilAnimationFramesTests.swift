@@ -77,6 +77,31 @@ struct ImageUtilAnimationFramesTests {
         #expect(harness.origin.requestCount(for: "/bands.gif") == 1)
     }
 
+    @Test("a player that leaves as soon as it has shown every frame once still leaves the variant recorded")
+    func variantRecordedWhenThePlayerLeavesAfterOnePass() async throws {
+        // Given the 48×48 GIF of 6 frames, decoded one frame ahead
+        let harness = try ImageUtilHarness()
+        defer { harness.tearDown() }
+        let url = harness.serve("/bands.gif", try GIFWriter().bands(side: 48, frameCount: 6), contentType: "image/gif")
+        let request = AssetRequest(url: url)
+        let style = AvatarStyle.circle(diameter: 16)
+        let variantKey = harness.manager.cacheKey(for: request).variant("circle(16),animated-webp")
+
+        // When a player takes the 6 frames and drops its iterator at once, each time
+        for _ in 0..<5 {
+            try await harness.manager.removeData(forKey: variantKey, storageType: .hybrid(.image))
+            let frames = try await harness.util.animationFrames(
+                for: request, style: style, window: AnimationFrameWindow(frameCount: 1)
+            )
+            #expect(try await collect(frames, 6).count == 6)
+
+            // Then the variant was handed to the manager before the last frame was: it is there at once
+            let stored = try await harness.manager.cachedEntry(forKey: variantKey, storageType: .hybrid(.image))
+            #expect(stored.map { ImageFormat.sniff($0.data) } == .webp)
+        }
+        #expect(harness.origin.requestCount(for: "/bands.gif") == 1)
+    }
+
     @Test("a frame that fails to decode ends the sequence as undecodable and the stored bytes are removed")
     func undecodableFrameRemovesTheOriginal() async throws {
         // Given a two-frame GIF whose second frame's compressed pixels are garbage (its blocks stay whole, so

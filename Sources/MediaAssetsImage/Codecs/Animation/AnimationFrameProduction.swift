@@ -4,8 +4,10 @@ import Foundation
 /// asked, push it into the window, and loop as the headers say.
 ///
 /// With a `variant`, the first full pass also encodes the styled frames, one at a time, into an animated WebP
-/// (`WebPEncoder.AnimationWriter`); when the pass completes, the variant is handed to `variant.store` and
-/// later loops decode it instead of the original (small frames, no styling).
+/// (`WebPEncoder.AnimationWriter`); with the pass's last frame (the headers' count, or the decoder's end when
+/// they disagree) the variant is handed to `variant.store`, before that frame reaches the window, so a player
+/// that leaves after one pass leaves it recorded; later loops decode it instead of the original (small
+/// frames, no styling).
 struct AnimationFrameProduction: Sendable {
     /// A styled animation recorded as an animated WebP while it first plays.
     struct Variant: Sendable {
@@ -43,8 +45,10 @@ struct AnimationFrameProduction: Sendable {
         var reader: AnimationFrameReader?
         var styling = style
         var writer = variant.map { WebPEncoder.AnimationWriter(encoder: $0.encoder) }
+        var recorded: Data?
         var pass = 0
         while true {
+            var framesInPass = 0
             while true {
                 try await buffer.waitForRoom()
                 let frame: AnimatedImage.Frame? = try await work.run {
@@ -58,22 +62,34 @@ struct AnimationFrameProduction: Sendable {
                     } catch {
                         writer = nil  // a variant that cannot be encoded is not recorded; playing goes on
                     }
+                    framesInPass += 1
+                    if framesInPass == info.frameCount, let finished = writer?.finish(loopCount: info.loopCount) {
+                        // The headers' last frame ends the pass: the variant is made with it, not on the next
+                        // turn, which a player that leaves after the last frame never takes.
+                        writer = nil
+                        recorded = finished
+                    }
                     return frame
                 }
                 guard let frame else { break }
+                if pass == 0, framesInPass == info.frameCount, let recorded { await variant?.store(recorded) }
                 buffer.push(frame)
             }
             pass += 1
-            let recorded = pass == 1 ? writer?.finish(loopCount: info.loopCount) : nil
+            if pass == 1, let finished = writer?.finish(loopCount: info.loopCount) {
+                // The decoder ended the pass at a count other than the headers': the variant is made here.
+                recorded = finished
+                await variant?.store(finished)
+            }
             writer = nil
-            if let recorded { await variant?.store(recorded) }
             if info.frameCount <= 1 || (info.loopCount != 0 && pass >= info.loopCount) { return }
-            if let recorded {
+            if let styledVariant = recorded {
                 // Later loops decode the small styled variant instead of the original.
                 reader = try AnimationFrameReader(
-                    data: recorded, options: ImageDecodingOptions(maxPixelCount: options.maxPixelCount)
+                    data: styledVariant, options: ImageDecodingOptions(maxPixelCount: options.maxPixelCount)
                 )
                 styling = nil
+                recorded = nil
             } else {
                 try reader?.rewind()
             }
