@@ -52,7 +52,12 @@ final class DownloadStore: Sendable {
             defer { descriptor = -1 }
             return descriptor
         }
-        if descriptor >= 0 { close(descriptor) }
+        guard descriptor >= 0 else { return }
+        // Unlocked before closing: the lock belongs to the open file description, which a child process
+        // this process is starting (between its fork and exec) shares; closing our descriptor alone would
+        // leave the directory locked until that child's exec.
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
     }
 
     /// Whether the lock was released (the manager closed).

@@ -34,6 +34,35 @@ import Testing
         #expect(finished[1].kind == .hls && finished[1].progress.completedFiles == 4)
     }
 
+    @Test func closeReleasesTheLockWhileACopyOfItsDescriptorIsStillOpen() async throws {
+        // Given downloads whose lock descriptor was copied, as a child process this process starts holds it
+        // between its fork and its exec (a duplicate shares the open file description the same way)
+        let fixture = try DownloadsFixture()
+        defer { fixture.tearDown() }
+        let lockPath = fixture.directory.appendingPathComponent(".lock").standardizedFileURL.path
+        let descriptor = try #require(Self.openDescriptor(of: lockPath), "the lock file is open")
+        let inherited = dup(descriptor)
+        #expect(inherited >= 0)
+        defer { close(inherited) }
+
+        // When the downloads close while the copy stays open
+        await fixture.downloads.close()
+
+        // Then another manager of downloads opens the directory at once
+        #expect(throws: Never.self) {
+            _ = try VideoDownloads(manager: fixture.manager, configuration: .init(directory: fixture.directory))
+        }
+    }
+
+    /// The descriptor of this process open on `path`, from `/proc/self/fd`.
+    private static func openDescriptor(of path: String) -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return entries.compactMap(Int32.init).first { descriptor in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+            return target == path
+        }
+    }
+
     @Test(arguments: ["garbage", "hostile", "missing"])
     func aDamagedIndexIsRebuiltFromWhatIsOnDisk(damage: String) async throws {
         // Given a completed download, and a directory with an unreadable record beside it
