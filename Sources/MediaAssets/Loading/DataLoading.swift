@@ -12,7 +12,8 @@ import FoundationNetworking
 ///   failure: `URLError` codes such as `.timedOut` and `.networkConnectionLost` are retried).
 /// - Send the request's headers as given (`Range`, `If-None-Match`, `If-Range`, …).
 /// - Call `progress` as bytes arrive (sampling is fine), from any thread; stop and throw `CancellationError`
-///   (or `URLError(.cancelled)`) promptly when the calling task is cancelled.
+///   (or `URLError(.cancelled)`) promptly when the calling task is cancelled, or return the response when its
+///   whole body had already arrived (the manager keeps bytes its askers left).
 /// - Never consult an HTTP cache of its own: the manager owns caching.
 /// - `stream(_:)` returns once the response head arrived and passes the body on piece by piece, in
 ///   order, as it arrives; a body cut short ends the stream with an error, never quietly. The default

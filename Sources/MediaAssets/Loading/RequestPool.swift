@@ -58,9 +58,17 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
+    /// A flight every asker left whose operation still runs (its abandonment began and has not ended), and the
+    /// asks waiting for its end (`waitForAbandonedFlights(matching:)`).
+    private struct Abandoned {
+        let keys: [Key]
+        var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+    }
+
     private struct State {
         var flights: [UInt64: Flight] = [:]
         var flightOfKey: [Key: UInt64] = [:]
+        var abandoned: [UInt64: Abandoned] = [:]
         var nextID: UInt64 = 0
         var joins = 0
 
@@ -119,6 +127,46 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// How many asks joined an operation already under way (one per flight joined).
     public var joinCount: Int { state.withLock { $0.joins } }
+
+    /// Returns once no flight that every asker left while its operation ran, with a `FlightAbandonment`, serves a
+    /// key `matching` accepts: then what the operation returned anyway has been handed to the abandonment's `end`
+    /// (a download's bytes staged), so that an ask made meanwhile reads them instead of fetching them again.
+    /// Returns at once when there is none, and when the calling task is cancelled.
+    package func waitForAbandonedFlights(matching matches: (Key) -> Bool) async {
+        while true {
+            let waiterID = state.withLock { $0.makeID() }
+            let waited = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let registered = state.withLock { state -> Bool in
+                        // Checked under the lock, as in `value(for:)`: the handler finds every waiter added.
+                        guard !Task.isCancelled,
+                            let id = state.abandoned.first(where: { $0.value.keys.contains(where: matches) })?.key
+                        else { return false }
+                        state.abandoned[id]!.waiters[waiterID] = continuation
+                        return true
+                    }
+                    if !registered { continuation.resume(returning: false) }
+                }
+            } onCancel: {
+                let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                    for id in state.abandoned.keys {
+                        if let continuation = state.abandoned[id]!.waiters.removeValue(forKey: waiterID) {
+                            return continuation
+                        }
+                    }
+                    return nil
+                }
+                continuation?.resume(returning: false)
+            }
+            guard waited else { return }
+        }
+    }
+
+    /// Ends abandoned flight `id`: its waiters go on.
+    private func endAbandonment(of flightID: UInt64) {
+        let waiters = state.withLock { $0.abandoned.removeValue(forKey: flightID)?.waiters.values } ?? [:].values
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
 
     /// How many operations are under way.
     public var inFlightCount: Int { state.withLock { $0.flights.count } }
@@ -271,7 +319,12 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
         guard let priority = state.withLock({ $0.flights[flightID]?.priority }) else {
             // Every asker left before it started: `leave` began the abandonment, which ends with nothing.
-            if let abandonment { Task { await abandonment.end(nil) } }
+            if let abandonment {
+                Task {
+                    await abandonment.end(nil)
+                    endAbandonment(of: flightID)
+                }
+            }
             return
         }
         let task = Task(priority: priority.value.taskPriority) { [self] in
@@ -287,6 +340,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
                 // Every asker left while the operation ran (`leave` began the abandonment): its starter decides
                 // what becomes of a value that arrived anyway.
                 await abandonment?.end((try? outcome.get())?.values.first)
+                endAbandonment(of: flightID)
                 return
             }
             closed.priority.removeAllSources()
@@ -314,7 +368,10 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
             }
             let abandoned = state._close(flightID)
             // Begun under the lock, so that it always comes before the `end` its task calls once it ends.
-            abandoned?.abandonment?.begin()
+            if let abandoned, let abandonment = abandoned.abandonment {
+                abandonment.begin()
+                state.abandoned[flightID] = Abandoned(keys: abandoned.keys)
+            }
             return (waiter, abandoned, nil)
         }
         change?.notify()

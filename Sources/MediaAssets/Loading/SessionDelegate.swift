@@ -93,6 +93,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             progressInterval = max(SessionDelegate.progressInterval, expectedBytes / 16)
         }
 
+        /// Whether the response arrived with a declared length and every byte of it.
+        var isWhole: Bool {
+            guard response != nil, redirect == nil, let expectedBytes else { return false }
+            return receivedBytes == expectedBytes
+        }
+
         mutating func takeProgress() -> FetchProgress {
             reportedBytes = receivedBytes
             return FetchProgress(receivedBytes: receivedBytes, expectedBytes: expectedBytes)
@@ -100,9 +106,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
         /// The error the transfer ends with: its own, else a body cut short of its declared length as
         /// `lengthMismatch` (libcurl reports it as an unknown error or a lost connection), else the session's.
+        /// A cancellation that came after every declared byte of a collected body arrived is no error: the
+        /// body is whole, and what arrived is not thrown away.
         func outcomeError(_ error: Error?) -> Error? {
             if let failure { return failure }
             guard let error else { return nil }
+            if (error as? URLError)?.code == .cancelled, isWhole, case .collecting = consumer { return nil }
             if let code = (error as? URLError)?.code, code == .unknown || code == .networkConnectionLost,
                 redirect == nil, let expectedBytes, receivedBytes < expectedBytes
             {

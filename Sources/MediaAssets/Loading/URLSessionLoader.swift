@@ -101,7 +101,8 @@ public final class URLSessionLoader: DataLoading {
     }
 
     /// Loads `request` with a data task per hop, following redirects under `policy`; cancelling the calling
-    /// task cancels the transfer.
+    /// task cancels the transfer. A body whose every declared byte had arrived when the cancellation reached the
+    /// session is returned whole, as if it had come first, so that a caller keeps what arrived.
     ///
     /// - Throws: `AssetsError.fetchRefused` (before any connection to the refused URL), `.responseTooLarge`,
     ///   `.lengthMismatch`, `CancellationError` when the calling task is cancelled before a data task starts,

@@ -262,6 +262,9 @@ extension AssetsManager {
         let policy = request.cachePolicy
         var cached: CacheEntry?
         if policy != .reload {
+            // A download of this key that every asker left may still be ending with every byte in: its bytes are
+            // staged before it ends, so they are read below instead of fetched again.
+            await downloads.waitForAbandonedFlights { $0.key == key }
             // Bytes staged unvalidated (a download decoding, or kept after its askers left) are read back, so
             // they are not fetched again; the pipeline commits them once they decode.
             let unvalidated = pendingWrites.unvalidated(for: .init(storageType: route.storageType, key: key))

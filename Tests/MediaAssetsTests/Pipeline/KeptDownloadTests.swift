@@ -123,6 +123,37 @@ struct KeptDownloadTests {
         #expect(environment.manager.stagedWriteBytes == 0)
     }
 
+    @Test("an ask made while a download its askers left is still ending waits for it, and reads its bytes")
+    func askDuringAnAbandonedDownloadReadsItsBytes() async throws {
+        // Given a loader that holds each response once its body arrived
+        let loader = HeldResponseLoader()
+        let environment = try OriginEnvironment(loader: loader)
+        defer { environment.tearDown() }
+        let pipeline = AssetPipeline(manager: environment.manager, decoder: TextDecoder())
+        let url = environment.serve("/photo.txt", Data(Self.text.utf8))
+        let request = AssetRequest(url: url)
+
+        // When the only ask is cancelled after the body arrived, and the same request is asked again before the
+        // abandoned download has returned (a row scrolled off and straight back)
+        let first = Task { try await pipeline.value(for: request, options: .init(), storageType: .disk) }
+        try await waitUntil("the body arrived") { loader.held.value == 1 }
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        let second = Task { try await pipeline.value(for: request, options: .init(), storageType: .disk) }
+        try await waitUntil("the second ask's fetch is under way") {
+            environment.manager.requestPool.inFlightCount == 1
+        }
+        await loader.open()
+        let result = try await second.value
+
+        // Then the origin served one request: the second ask read the bytes the abandoned download kept
+        #expect(result.value == Self.text)
+        #expect(result.source == .storage)
+        #expect(environment.origin.requestCount(for: "/photo.txt") == 1)
+        await environment.manager.waitForPendingWrites()
+        #expect(try await environment.isOnDisk("/photo.txt"))
+    }
+
     @Test("bytes that do not decode are not stored when their askers left; those that decode are")
     func undecodableAbandonedBytesAreNotStored() async throws {
         // Given two resources behind a loader that holds responses: one decodes (UTF-8), one does not
