@@ -202,7 +202,8 @@ private func addAvatarQualityRow(
         String(format: "%.1f/%.1f/%.1f", currentPSNR[$0], todaysPSNR[$0], draftPSNR[$0])
     }
     print(
-        "avatar PSNR per photo (this path / today's / draft decode + this resampler), dB: \(detail.joined(separator: " "))"
+        "avatar PSNR per photo (this path / today's / draft decode + this resampler), dB: "
+            + detail.joined(separator: " ")
     )
     let mean = { (values: [Double]) in values.reduce(0, +) / Double(values.count) }
     table.add(

@@ -104,7 +104,8 @@ private func runHits(table: BenchmarkTable, origin: SampleOrigin) async throws {
         baseline: "MemoryCache lookup of the variant alone", baselineMedian: median(lookups) / Double(calls) * 1e6
     )
     print(
-        "  (memory hit \(String(format: "%.2f", hitMicroseconds)) µs: \(hitMicroseconds <= 0.5 ? "ok" : "MISS") against ≤ 0.5 µs)"
+        "  (memory hit \(String(format: "%.2f", hitMicroseconds)) µs: "
+            + "\(hitMicroseconds <= 0.5 ? "ok" : "MISS") against ≤ 0.5 µs)"
     )
 
     // Through `.disk`, which keeps no decoded values: every ask reads the stored variant and decodes it. The hit,
@@ -150,7 +151,8 @@ private func runHits(table: BenchmarkTable, origin: SampleOrigin) async throws {
     let rest = storedHit - decodeAlone - readAlone
     print(
         "  (stored-variant hit: decode \(String(format: "%.1f", decodeAlone)) µs + DiskCache read "
-            + "\(String(format: "%.1f", readAlone)) µs + the rest \(String(format: "%.1f", rest)) µs: flight, limiter, hops)"
+            + "\(String(format: "%.1f", readAlone)) µs + the rest \(String(format: "%.1f", rest)) µs: "
+            + "flight, limiter, hops)"
     )
 }
 

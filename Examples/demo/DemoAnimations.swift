@@ -33,7 +33,8 @@ enum DemoAnimations {
                 (
                     "from",
                     "network \(after.networkFetches - before.networkFetches), "
-                        + "disk \(after.storageHits - before.storageHits), memory \(after.memoryHits - before.memoryHits)  "
+                        + "disk \(after.storageHits - before.storageHits), "
+                        + "memory \(after.memoryHits - before.memoryHits)  "
                         + "(parses \(after.parses - before.parses))"
                 ),
                 (

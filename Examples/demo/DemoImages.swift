@@ -29,7 +29,8 @@ enum DemoImages {
                 (
                     "from",
                     "network \(after.networkFetches - before.networkFetches), "
-                        + "disk \(after.storageHits - before.storageHits), memory \(after.memoryHits - before.memoryHits)  "
+                        + "disk \(after.storageHits - before.storageHits), "
+                        + "memory \(after.memoryHits - before.memoryHits)  "
                         + "(decodes \(after.decodes - before.decodes), renders \(after.renders - before.renders))"
                 ),
                 ("served", "\(loaded.count) images, \(Formatting.bytes(pixelBytes)) of pixels"),

@@ -25,7 +25,8 @@ public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
     public init() {}
 
     public var description: String {
-        "served from cache \(bytesServedFromCache) B, from downloads \(bytesServedFromDownloads) B, fetched \(bytesFetched) B, range requests \(rangeRequests), "
+        "served from cache \(bytesServedFromCache) B, from downloads \(bytesServedFromDownloads) B, "
+            + "fetched \(bytesFetched) B, range requests \(rangeRequests), "
             + "chunks stored \(chunksStored), chunks evicted \(chunksEvicted), joins \(fetchesJoined), "
             + "invalidations \(invalidations), stream buffer peak \(streamBufferPeak) B"
     }

@@ -3,7 +3,7 @@ import MediaAssets
 import Synchronization
 
 /// Reads videos by byte ranges, handing bytes on as they arrive and caching them as fixed-size chunks on
-/// the way, like Media3's `CacheDataSource` over `SimpleCache`.
+/// the way.
 ///
 /// Chunks are ordinary entries `<key>#<index>` in the manager's backend for `configuration.storageType`,
 /// beside a `<key>#meta` record with the length, type and validators, so the backend's LRU evicts them

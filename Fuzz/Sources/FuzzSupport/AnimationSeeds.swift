@@ -67,7 +67,8 @@ enum AnimationSeeds {
               {"name":"waving","type":"PlaybackState","animation":"wave",
                "transitions":[{"type":"Transition","toState":"resting"}]}],
              "inputs":[{"type":"Boolean","name":"hovered","value":false},{"type":"Numeric","name":"speed","value":1}],
-             "interactions":[{"type":"PointerEnter","actions":[{"type":"SetBoolean","inputName":"hovered","value":true}]}]}
+             "interactions":[{"type":"PointerEnter",
+               "actions":[{"type":"SetBoolean","inputName":"hovered","value":true}]}]}
             """#
         let manifest = #"""
             {"version":"2","generator":"fuzz","animations":[

@@ -8,7 +8,8 @@
 /// ## Implementation requirements
 /// - `cachedEntry(forKey:)` returns at once, without I/O or suspension, marks the entry recently used,
 ///   and treats an expired entry as a miss.
-/// - `insert(_:forKey:)` and `store(_:forKey:)` keep `CacheEntry.decoded` and charges `CacheEntry.memoryCost` against its limit.
+/// - `insert(_:forKey:)` and `store(_:forKey:)` keep `CacheEntry.decoded` and charge `CacheEntry.memoryCost`
+///   against its limit.
 /// - `trim(toCost:)` evicts least recently used entries until the total cost is at most `cost`.
 public protocol DecodedObjectCaching: CacheBackend {
     /// Returns the live entry for `key` with its decoded object, or `nil`, without waiting.

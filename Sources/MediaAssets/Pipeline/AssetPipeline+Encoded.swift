@@ -7,8 +7,8 @@ extension AssetPipeline {
     /// A stored variant that the request's cache policy accepts is read from the memory tier of a tiered
     /// storage type (`Configuration.encodedVariantsInMemory`; source `.memory`), else from the staged writes or
     /// the byte tiers (source `.storage`), and returned as it is: nothing is decoded, and the hit is counted in
-    /// `statistics.memoryHits` or `.storageHits`, and `.encodedHits`. Bytes read from the byte tiers or made are kept in the memory
-    /// tier for the next ask. Otherwise the variant is made as
+    /// `statistics.memoryHits` or `.storageHits`, and `.encodedHits`. Bytes read from the byte tiers or made
+    /// are kept in the memory tier for the next ask. Otherwise the variant is made as
     /// `value(for:processor:options:storageType:priority:progress:receivesBodyPieces:)` makes it (one flight
     /// with the asks for its value) and its bytes returned; a value found in memory alone (a memory-only
     /// storage type, or bytes evicted from the byte tiers) is encoded again on the manager's executor, and

@@ -3,9 +3,9 @@ import Synchronization
 /// Writes handed off to backends but not finished yet, readable meanwhile, within a byte limit.
 ///
 /// Callers get their result before the bytes reach the disk; an ask made right after must not
-/// download, decode or render again, so reads look here first (as Nuke's `DataCache` serves reads
-/// from its staging area). A download is staged *unvalidated* until a decode succeeds: the pipeline
-/// can read it, public reads cannot, and only a validated entry is ever written.
+/// download, decode or render again, so reads look here first. A download is staged *unvalidated*
+/// until a decode succeeds: the pipeline can read it, public reads cannot, and only a validated entry
+/// is ever written.
 ///
 /// Each staging holds its entry's bytes from `stage` until its write finished, or until it was
 /// discarded, dropped or replaced before its write started. Together they stay within `byteLimit`:

@@ -3,10 +3,10 @@ import Synchronization
 /// Bounds how many operations of one pipeline stage run at once, admitting waiters by priority.
 ///
 /// A burst of asks would otherwise download, decode and render everything at once and hold every
-/// full-size bitmap in memory together. Each stage gets a limiter (as Nuke's data-loading and
-/// decoding queues do); a waiter of higher priority (`AssetRequest.Priority`, five levels) is admitted
-/// first, and waiters of one priority in the order they came. A waiter's priority is live: when its
-/// `LivePriority` changes, the waiter moves in the queue at once (keeping its place in arrival order).
+/// full-size bitmap in memory together. Each stage gets a limiter; a waiter of higher priority
+/// (`AssetRequest.Priority`, five levels) is admitted first, and waiters of one priority in the order
+/// they came. A waiter's priority is live: when its `LivePriority` changes, the waiter moves in the
+/// queue at once (keeping its place in arrival order).
 /// A cancelled waiter leaves the queue with `CancellationError`.
 public final class WorkLimiter: Sendable {
     private struct State {

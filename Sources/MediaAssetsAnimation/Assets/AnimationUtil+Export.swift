@@ -8,7 +8,8 @@ extension AnimationUtil {
     ///
     /// The animation is loaded with its assets first (`loadedAnimation(for:options:storageType:)`), so
     /// every image is known to decode. External images are inlined as their original bytes, read back
-    /// from `options.imageStorageType` (or the image util's, no second download while they are cached); placeholders as PNG.
+    /// from `options.imageStorageType` (or the image util's, no second download while they are cached);
+    /// placeholders as PNG.
     ///
     /// - Parameters:
     ///   - request: the animation's JSON.

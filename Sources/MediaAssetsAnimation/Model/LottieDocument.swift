@@ -2,8 +2,7 @@ import Foundation
 
 /// A parsed Lottie animation: the facts a player and an app need, plus the raw bytes for a renderer.
 ///
-/// A document rather than something a player draws (it was `LottieAnimation`, the name of lottie-ios's
-/// playable type, which apps that use both could not tell apart): hand `data` to a renderer to play it.
+/// A document rather than something a player draws: hand `data` to a renderer to play it.
 ///
 /// Create one with `LottieDocument.parse(_:options:)`, which also validates it. The model keeps
 /// the animation's timing, size, layer list, assets and markers; drawing content (shapes,

@@ -1,6 +1,6 @@
 /// The format version an animation declares, normalised from either spelling.
 ///
-/// bodymovin and lottie-ios write `"v": "5.5.2"` (the exporter's version); the Lottie community
+/// Exporters such as bodymovin write `"v": "5.5.2"` (the exporter's version); the Lottie community
 /// specification writes `"ver": 10000`, an integer `MMmmpp` (here 1.0.0). Both become
 /// major/minor/patch; `origin` says which key it came from.
 public struct LottieVersion: Sendable, Hashable, Comparable, CustomStringConvertible {

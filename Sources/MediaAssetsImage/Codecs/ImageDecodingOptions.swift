@@ -20,8 +20,8 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     public var targetSize: PixelSize?
     /// How many times `targetSize` a display-size decode must reach, when the file is that large. Default: 2.
     ///
-    /// libjpeg's reduced inverse DCTs alias: an image decoded just down to the target (1, Pillow's "draft"
-    /// rule, the fastest) is visibly soft and 8–10 dB further from a full-resolution Lanczos reduction than
+    /// libjpeg's reduced inverse DCTs alias: an image decoded just down to the target (1, the
+    /// fastest) is visibly soft and 8–10 dB further from a full-resolution Lanczos reduction than
     /// one decoded at twice the target and then resampled with a proper filter. Values below 1 act as 1.
     public var downsamplingHeadroom: Double
     /// The part of the upright image the caller needs, or `nil` for all of it.

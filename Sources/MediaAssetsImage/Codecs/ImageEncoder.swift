@@ -21,7 +21,8 @@ public enum ImageEncoder {
     /// what an interlaced file costs to decode).
     package static func png(_ image: Image, compressionLevel: Int?, interlaced: Bool) throws -> Data {
         guard image.width <= Int(Int32.max), image.height <= Int(Int32.max) else {
-            throw ImageError.encodingFailed(format: .png, reason: "\(image.width)×\(image.height) exceeds PNG's 2³¹−1")
+            throw ImageError.encodingFailed(
+                format: .png, reason: "\(image.width)×\(image.height) exceeds PNG's 2³¹−1")
         }
         var options = cpng_encode_options()
         options.width = UInt32(truncatingIfNeeded: image.width)

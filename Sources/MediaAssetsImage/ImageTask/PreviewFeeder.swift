@@ -6,8 +6,9 @@ import Synchronization
 ///
 /// Pieces are queued to one task of its own, which makes an incremental decoder from the first bytes
 /// (`ImageCodecRegistry.makeIncrementalDecoder(leadingBytes:options:)`), feeds it under the manager's decode
-/// limiter and styles each preview under the process limiter, both on the manager's executor. A download joined after its first byte gives no
-/// previews (the decoder needs the body from its start), and a preview is never stored.
+/// limiter and styles each preview under the process limiter, both on the manager's executor. A download
+/// joined after its first byte gives no previews (the decoder needs the body from its start), and a preview
+/// is never stored.
 final class PreviewFeeder: Sendable {
     /// Bytes a format is recognised from before a decoder is chosen.
     static let leadingByteCount = 64

@@ -23,11 +23,8 @@ extension ImageUtil {
         ///
         /// A styled variant's decode covers only its style's region at twice its size or more (a JPEG's DCT
         /// scale steps): kept, it costs 4–16 times the variant's bitmap, and it answers only asks of the same
-        /// region at no larger a size. Measured (`benchmarks --filter avatar-memory`): 300 rows of 2048×1536
-        /// photos shown as 48 px circles, scrolled back, 30 opened at 96 px and 30 shown as 48 px rounded
-        /// squares held 44.8 MiB of the image partition with `.always` and 3.3 MiB with this default, which
-        /// cost 30 more decodes of 360 (the rounded squares) in the same time; the 96 px views decoded again
-        /// under both. Choose `.always` when one image is shown at once in several styles of the same shape.
+        /// region at no larger a size. Choose `.always` when one image is shown at once in several styles of
+        /// the same shape; <doc:DecodingThumbnails> measures both.
         public var decodedOriginals: DecodedOriginalPolicy
 
         /// The largest encoded variant, in bytes, that `encodedImage(for:style:format:storageType:)` also keeps

@@ -10,7 +10,7 @@ public struct VideoDownload: Sendable, Equatable, Identifiable {
         case hls
     }
 
-    /// Where a download is in its life (Media3's download states, minus the transient "removing").
+    /// Where a download is in its life; a removed download has no state (it is gone).
     public enum State: Sendable, Equatable {
         /// Waiting for a free slot (or for `resume`).
         case queued

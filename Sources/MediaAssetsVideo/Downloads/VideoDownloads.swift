@@ -3,7 +3,7 @@ import MediaAssets
 import Synchronization
 
 /// Offline video: a persistent queue of downloads, progressive files and HLS streams alike, kept outside the
-/// cache, like Media3's `DownloadManager` with its own index and store.
+/// cache, with its own index and files.
 ///
 /// A download is queued with ``enqueue(_:kind:maximumBandwidth:)`` and fetched when a slot is free
 /// (``Configuration/maximumParallelDownloads``). A progressive file is fetched by `Range` requests into

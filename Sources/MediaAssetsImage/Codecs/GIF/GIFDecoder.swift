@@ -6,7 +6,7 @@ import Foundation
 /// Frames are composited as browsers do: the canvas starts transparent (the background colour is ignored),
 /// disposal methods 2 (restore to transparent) and 3 (restore the previous canvas) are applied, transparent
 /// indices leave the canvas as it was, local colour tables override the global one, a frame with neither is
-/// drawn with a grey ramp (index n is grey n, as Pillow does), frames are clipped to the canvas, and delays
+/// drawn with a grey ramp (index n is grey n), frames are clipped to the canvas, and delays
 /// under 20 ms are shown for 100 ms. The NETSCAPE2.0 loop count n becomes n + 1 plays (0 stays "forever");
 /// without it the animation plays once.
 ///

@@ -14,7 +14,7 @@ struct GIFPalette {
     private init(colors: [RGBA]) { self.colors = colors }
 
     /// The table of a frame that has neither a local nor a global one (GIF89a allows it; the spec leaves the
-    /// colours to the decoder): index n is the grey (n, n, n), as Pillow reads such a frame (mode "L").
+    /// colours to the decoder): index n is the grey (n, n, n), as if the frame were greyscale.
     ///
     /// Browsers disagree (Chromium's Wuffs paints every index black, Firefox every index white), so no choice
     /// matches them all; a grey ramp keeps distinct indices distinct, and its first entry is the spec's

@@ -1,15 +1,16 @@
 /// Resamples premultiplied RGBA8 images: an exact area average (box) for the bulk of a large
 /// reduction, then a separable Lanczos3 pass to the final size.
 ///
-/// The box stage (an integer factor per axis) stops at 2× to 4× the target (Pillow's reducing gap
-/// of 2), so the windowed filter makes at least the last 2× itself: a box alone lets through, and
+/// The box stage (an integer factor per axis) stops at 2× to 4× the target (a reducing gap of 2),
+/// so the windowed filter makes at least the last 2× itself: a box alone lets through, and
 /// folds back, much of what lies above the final Nyquist frequency (soft yet moiréd detail), while a
 /// 10 MP reduction still costs about one add per source byte and at most ~26 filter taps per output.
 /// Box rows are produced on demand for the horizontal pass, so the reduced image is never stored.
 /// Intermediate results stay in `Float`; only the output is rounded, clamped to 0...255 and each
 /// colour channel to its alpha, so Lanczos overshoot (ringing) cannot break premultiplication.
 ///
-/// Averaging happens on the stored (sRGB-encoded) values, as CoreGraphics and Nuke do.
+/// Averaging happens on the stored (sRGB-encoded) values, not on linear light, as the platforms' own image
+/// scalers do.
 enum Resampler {
     /// The largest box factor per pass: keeps `255 × factorX × factorY` inside `Int32` block sums.
     static let maximumBoxFactor = 2048
