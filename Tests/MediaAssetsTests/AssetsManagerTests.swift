@@ -74,6 +74,26 @@ struct AssetsManagerTests {
             description.contains(".custom(rdis) (registered: .custom(redis), .lru(image), .lru(lottie), .lru(video))"))
     }
 
+    @Test func anUnregisteredBackendIsNoLongerRoutedToAndKeepsWhatItHolds() async throws {
+        // Given a backend of the app's own under .custom("redis"), holding an entry written through the manager
+        let manager = try AssetsManager(configuration: .init(usesDiskCache: false))
+        let backend = MemoryCache(limits: .init(costLimit: 1_000))
+        manager.register(backend, for: .custom("redis"))
+        try await manager.writeData(Data([7]), forKey: "k", storageType: .custom("redis"))
+
+        // When it is unregistered
+        manager.unregister(.custom("redis"))
+
+        // Then the manager no longer lists it or routes to it, and the backend still has the entry
+        #expect(!manager.registeredStorageTypes.contains(.custom("redis")))
+        await #expect(
+            throws: AssetsError.backendNotRegistered(.custom("redis"), registered: manager.registeredStorageTypes)
+        ) {
+            _ = try await manager.readData(forKey: "k", storageType: .custom("redis"))
+        }
+        #expect(backend.entry(forKey: "k")?.data == Data([7]))
+    }
+
     @Test func appDeclaredPartitionAndCustomBackend() async throws {
         // Given an app's own partition and its own backend
         let manager = try AssetsManager(configuration: .init(usesDiskCache: false))

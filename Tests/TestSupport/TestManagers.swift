@@ -16,7 +16,7 @@ import FoundationNetworking
 /// not have hundreds of decoding threads either. The threads keep the process's priority: 10 below it, as a
 /// manager's own pool runs, the CPU hog that CI runs beside the suite would leave all of the suite's decoding a
 /// tenth of the machine.
-public let sharedTestExecutor = ThreadPoolExecutor(
+public let sharedTestExecutor: any TaskExecutor = ThreadPoolExecutor(
     threadCount: ProcessInfo.processInfo.activeProcessorCount, name: "Test executor")
 
 extension AssetsManager {

@@ -10,7 +10,7 @@ import Synchronization
 /// Reads route without a lock: the routes resolved so far are published as an immutable table, replaced on
 /// every registration. Registering is for setup: each registration leaves its table (a few hundred bytes, no
 /// backend) in memory until the registry is released.
-public final class BackendRegistry: Sendable {
+package final class BackendRegistry: Sendable {
     private struct State {
         var registered: [StorageType: any CacheBackend] = [:]
         /// Compositions made for `.hybrid(t)`; dropped when one of their parts is replaced.
@@ -87,7 +87,7 @@ public final class BackendRegistry: Sendable {
     private let currentTable: Atomic<Unmanaged<RouteTable>>
 
     /// Creates an empty registry.
-    public init() {
+    package init() {
         var initial = State()
         let table = initial._newTable()
         state = Mutex(initial)
@@ -95,7 +95,7 @@ public final class BackendRegistry: Sendable {
     }
 
     /// Registers `backend` for `storageType`, replacing any backend there.
-    public func register(_ backend: any CacheBackend, for storageType: StorageType) {
+    package func register(_ backend: any CacheBackend, for storageType: StorageType) {
         let replaced = state.withLock { state in
             defer { _publish(state._newTable()) }
             return state._set(backend, for: storageType)
@@ -105,7 +105,7 @@ public final class BackendRegistry: Sendable {
     }
 
     /// Removes the backend registered for `storageType`, if any.
-    public func unregister(_ storageType: StorageType) {
+    package func unregister(_ storageType: StorageType) {
         let removed = state.withLock { state in
             defer { _publish(state._newTable()) }
             return state._set(nil, for: storageType)
@@ -116,7 +116,7 @@ public final class BackendRegistry: Sendable {
     /// The backend for `storageType`.
     ///
     /// - Throws: `AssetsError.backendNotRegistered` naming the storage type and what is registered.
-    public func backend(for storageType: StorageType) throws(AssetsError) -> any CacheBackend {
+    package func backend(for storageType: StorageType) throws(AssetsError) -> any CacheBackend {
         let found = state.withLock { state -> Result<any CacheBackend, AssetsError> in
             if let backend = state._backend(for: storageType) { return .success(backend) }
             guard case .hybrid(let type) = storageType, let memory = state.registered[.lru(type)],
@@ -131,7 +131,7 @@ public final class BackendRegistry: Sendable {
 
     /// The storage types with a backend registered, in a stable order (by description): what a `StorageType`
     /// may name besides the `.hybrid(t)` compositions of a registered `.lru(t)` and `.disk` (not listed).
-    public var registeredStorageTypes: [StorageType] {
+    package var registeredStorageTypes: [StorageType] {
         state.withLock { $0._registeredTypes }
     }
 

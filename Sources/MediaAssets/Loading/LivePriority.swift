@@ -3,7 +3,7 @@ import Synchronization
 /// A request's priority that can change while its work waits or runs.
 ///
 /// An ask holds one (an `ImageTask`'s `priority` sets it), and every place the ask waits watches it: a
-/// ``WorkLimiter`` re-orders its queue, and a ``RequestPool`` flight runs at the highest priority of its
+/// `WorkLimiter` re-orders its queue, and a `RequestPool` flight runs at the highest priority of its
 /// askers, dropping to the highest one left when an asker leaves or lowers. Inside a flight's operation,
 /// ``current`` is the flight's own priority, so whatever the flight waits for is ranked by all its askers.
 ///

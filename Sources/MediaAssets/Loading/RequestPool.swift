@@ -15,9 +15,9 @@ import Synchronization
 /// `flights(for:priority:grouping:operation:)` is the multi-key form: a video reader asking for
 /// chunks 3–8 joins the flight already fetching chunks 2–4 and starts one flight per run of the
 /// rest, so each chunk is fetched once however the readers' ranges overlap.
-public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// A flight's outcome: the values of the keys it served.
-    public typealias Outcome = Result<[Key: Value], Error>
+    package typealias Outcome = Result<[Key: Value], Error>
 
     private struct Waiter {
         var deliver: @Sendable (Outcome) -> Void
@@ -108,7 +108,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     private let joinCounter: JoinCounter?
 
     /// Creates an empty pool.
-    public init() {
+    package init() {
         joinCounter = nil
     }
 
@@ -126,7 +126,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// How many asks joined an operation already under way (one per flight joined).
-    public var joinCount: Int { state.withLock { $0.joins } }
+    package var joinCount: Int { state.withLock { $0.joins } }
 
     /// Returns once no flight that every asker left while its operation ran, with a `FlightAbandonment`, serves a
     /// key `matching` accepts: then what the operation returned anyway has been handed to the abandonment's `end`
@@ -169,10 +169,10 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// How many operations are under way.
-    public var inFlightCount: Int { state.withLock { $0.flights.count } }
+    package var inFlightCount: Int { state.withLock { $0.flights.count } }
 
     /// The priority of the flight serving `key` now, if one is under way.
-    public func flightPriority(for key: Key) -> AssetRequest.Priority? {
+    package func flightPriority(for key: Key) -> AssetRequest.Priority? {
         state.withLock { state in state.flightOfKey[key].flatMap { state.flights[$0]?.priority.value } }
     }
 
@@ -188,7 +188,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///   - priority: ranks this ask when no `LivePriority.current` is bound (high, normal or low).
     ///   - progress: called with the operation's progress while this asker waits.
     ///   - operation: run once per flight; it receives a function that reports progress to all askers.
-    public func value(
+    package func value(
         for key: Key,
         priority: TaskPriority? = nil,
         progress: (@Sendable (FetchProgress) -> Void)? = nil,
@@ -267,7 +267,7 @@ public final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///   - grouping: cuts the keys no flight covers into the key sets of new flights.
     ///   - deliver: called once per flight this ask depends on, with its values or its error.
     ///   - operation: fetches one group; it must return a value for every key of the group.
-    public func flights(
+    package func flights(
         for keys: [Key],
         priority: TaskPriority? = nil,
         grouping: ([Key]) -> [[Key]],
@@ -398,10 +398,10 @@ package struct FlightAbandonment<Value: Sendable>: Sendable {
 }
 
 /// One ask's hold on the flights a `RequestPool.flights(for:…)` call joined or started.
-public struct FlightTicket: Sendable {
+package struct FlightTicket: Sendable {
     /// How many flights the ask depends on: the number of times its `deliver` will be called
     /// unless it leaves first.
-    public let flightCount: Int
+    package let flightCount: Int
     private let leaveAll: @Sendable () -> Void
 
     init(flightCount: Int, leave: @escaping @Sendable () -> Void) {
@@ -410,5 +410,5 @@ public struct FlightTicket: Sendable {
     }
 
     /// Leaves every flight of the ask (idempotent); each flight no other ask depends on is cancelled.
-    public func leave() { leaveAll() }
+    package func leave() { leaveAll() }
 }

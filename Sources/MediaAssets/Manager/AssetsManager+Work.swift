@@ -16,7 +16,7 @@ extension AssetsManager {
     /// ```
     ///
     /// - Throws: `CancellationError` when the task is already cancelled (`work` does not run), or `work`'s error.
-    public func runOnExecutor<T>(_ work: () throws -> T) async throws -> T {
+    package func runOnExecutor<T>(_ work: () throws -> T) async throws -> T {
         try Task.checkCancellation()
         return try await withTaskExecutorPreference(executor) { try work() }
     }
@@ -26,7 +26,7 @@ extension AssetsManager {
     /// Runs `operation` in a task of its own that `shutdown()` waits for: for what a util derives beside a
     /// result after returning it (a placeholder, a revalidation), which must not be lost when the process
     /// exits.
-    public func runInBackground(
+    package func runInBackground(
         priority: TaskPriority? = nil, _ operation: @escaping @Sendable () async -> Void
     ) {
         backgroundWork.start(priority: priority, operation)

@@ -15,7 +15,7 @@ import Synchronization
 /// ```
 public final class AssetsManager: Sendable {
     /// The backends, by storage type.
-    public let registry: BackendRegistry
+    package let registry: BackendRegistry
     /// The configuration the manager was built from.
     public let configuration: Configuration
     /// The loader fetches go through.
@@ -34,17 +34,17 @@ public final class AssetsManager: Sendable {
     let revalidations = Mutex(Set<PendingWrites.Slot>())
     /// Downloads at once, across every pipeline of this manager (`StageLimits.fetches`). A download holds a
     /// slot while it transfers, never while it waits to retry.
-    public let fetchLimiter: WorkLimiter
+    package let fetchLimiter: WorkLimiter
     /// Downloads at once per host (`FetchPolicy.maxConnectionsPerHost`), if the policy bounds them.
     let hostLimiter: HostLimiter?
     /// Decodes at once, across every pipeline of this manager.
-    public let decodeLimiter: WorkLimiter
+    package let decodeLimiter: WorkLimiter
     /// Processing steps at once, across every pipeline of this manager.
-    public let processLimiter: WorkLimiter
+    package let processLimiter: WorkLimiter
     /// Variants being made at once (each from its fetch to its write), across every pipeline of this manager.
-    public let variantLimiter: WorkLimiter
+    package let variantLimiter: WorkLimiter
     /// Where decoding, processing and encoding run (`Configuration.executor`); see `runOnExecutor(_:)`.
-    public let executor: any TaskExecutor
+    package let executor: any TaskExecutor
     /// Background work under way (revalidations, placeholders), which `shutdown()` awaits.
     let backgroundWork = BackgroundWork()
     /// Downloads every asker left, from then until their bytes are staged and validated (or dropped), which
@@ -94,6 +94,12 @@ public final class AssetsManager: Sendable {
         registry.register(backend, for: storageType)
     }
 
+    /// Removes the backend registered for `storageType`, if any: asks routed to it then fail with
+    /// `AssetsError.backendNotRegistered`, and what it holds stays with the backend.
+    public func unregister(_ storageType: StorageType) {
+        registry.unregister(storageType)
+    }
+
     /// The backend for `storageType`.
     ///
     /// - Throws: `AssetsError.backendNotRegistered` naming the storage type and what is registered.
@@ -101,7 +107,8 @@ public final class AssetsManager: Sendable {
         try registry.backend(for: storageType)
     }
 
-    /// The storage types with a backend registered (see `BackendRegistry.registeredStorageTypes`).
+    /// The storage types with a backend registered, in a stable order (by description): what a `StorageType`
+    /// may name besides the `.hybrid(t)` compositions of a registered `.lru(t)` and `.disk` (not listed).
     public var registeredStorageTypes: [StorageType] { registry.registeredStorageTypes }
 
     /// Where the pipeline reads and writes for `storageType`, resolved from the registered backend.

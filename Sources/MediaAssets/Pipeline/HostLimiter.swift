@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Bounds a manager's downloads per host (``FetchPolicy/maxConnectionsPerHost``): one ``WorkLimiter`` per
+/// Bounds a manager's downloads per host (``FetchPolicy/maxConnectionsPerHost``): one `WorkLimiter` per
 /// host name and port, made when a download to it starts and dropped when the last one ends.
 ///
 /// A download takes its host's slot before it asks for one of the manager's download slots, so one busy host

@@ -29,7 +29,7 @@ import Glibc
 /// let pool = ThreadPoolExecutor(threadCount: 2)
 /// let thumbnail = try await withTaskExecutorPreference(pool) { try renderer.decode(bytes, targetSize: size) }
 /// ```
-public final class ThreadPoolExecutor: TaskExecutor {
+package final class ThreadPoolExecutor: TaskExecutor {
     private struct State {
         var jobs: [UnownedJob] = []
         var head = 0
@@ -55,11 +55,11 @@ public final class ThreadPoolExecutor: TaskExecutor {
     }
 
     /// The most threads this executor runs jobs on.
-    public let threadCount: Int
+    package let threadCount: Int
     /// How much lower than the process's the threads' scheduling priority is (Linux nice, 0 to 19).
-    public let niceness: Int32
+    package let niceness: Int32
     /// The name each thread carries (`<name> #<n>`), as debuggers and `top -H` show it (Linux keeps 15 bytes).
-    public let name: String
+    package let name: String
 
     /// What the threads share; they hold it, not the executor, so releasing the executor stops them.
     private final class Shared: Sendable {
@@ -71,7 +71,7 @@ public final class ThreadPoolExecutor: TaskExecutor {
 
     /// Creates an executor of at most `threadCount` threads (at least 1), named `name` in the system's tools,
     /// running `niceness` (0 to 19) below the process's scheduling priority.
-    public init(threadCount: Int, name: String = "MediaAssets", niceness: Int32 = 0) {
+    package init(threadCount: Int, name: String = "MediaAssets", niceness: Int32 = 0) {
         self.threadCount = max(1, threadCount)
         self.name = name
         self.niceness = min(19, max(0, niceness))
@@ -87,23 +87,23 @@ public final class ThreadPoolExecutor: TaskExecutor {
     }
 
     /// Jobs queued and not started yet.
-    public var queuedJobCount: Int { shared.state.withLock { $0.pendingCount } }
+    package var queuedJobCount: Int { shared.state.withLock { $0.pendingCount } }
 
     /// Threads started so far (they stay until the executor is released).
-    public var startedThreadCount: Int { shared.state.withLock { $0.threads } }
+    package var startedThreadCount: Int { shared.state.withLock { $0.threads } }
 
     /// Jobs run so far.
-    public var executedJobCount: Int { shared.state.withLock { $0.executed } }
+    package var executedJobCount: Int { shared.state.withLock { $0.executed } }
 
     /// Whether the calling code runs on one of this executor's threads (for assertions and tests).
-    public var isCurrentThread: Bool {
+    package var isCurrentThread: Bool {
         (Thread.current.threadDictionary[Self.threadKey] as? Shared) === shared
     }
 
     private static let threadKey = "MediaAssets.ThreadPoolExecutor"
 
     /// Queues `job` and wakes a parked thread, or starts one while fewer than `threadCount` run.
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let (wakes, starts) = shared.state.withLock { state -> (Bool, Int?) in
             state.jobs.append(job)

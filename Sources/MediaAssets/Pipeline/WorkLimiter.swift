@@ -8,7 +8,7 @@ import Synchronization
 /// they came. A waiter's priority is live: when its `LivePriority` changes, the waiter moves in the
 /// queue at once (keeping its place in arrival order).
 /// A cancelled waiter leaves the queue with `CancellationError`.
-public final class WorkLimiter: Sendable {
+package final class WorkLimiter: Sendable {
     private struct State {
         var running = 0
         var waiters = WaiterQueue<CheckedContinuation<Void, Error>>()
@@ -22,26 +22,26 @@ public final class WorkLimiter: Sendable {
     }
 
     /// The most operations that run at once.
-    public let limit: Int
+    package let limit: Int
     private let state = Mutex(State())
 
     /// Creates a limiter admitting at most `limit` operations at once (at least 1).
-    public init(limit: Int) {
+    package init(limit: Int) {
         self.limit = max(1, limit)
     }
 
     /// The most operations that ran at once so far.
-    public var peakConcurrency: Int { state.withLock { $0.peak } }
+    package var peakConcurrency: Int { state.withLock { $0.peak } }
 
     /// Operations waiting for a slot.
-    public var waitingCount: Int { state.withLock { $0.waiters.count } }
+    package var waitingCount: Int { state.withLock { $0.waiters.count } }
 
     /// Runs `operation` once fewer than `limit` operations are running, ranked while it waits by
     /// `priority`, else by the current ask's (`LivePriority.current`), else as `.normal`.
     ///
     /// - Complexity: O(log n) to queue, leave or move a waiter, where n is the number waiting.
     /// - Throws: `CancellationError` if the task is cancelled while waiting, or `operation`'s error.
-    public func run<T: Sendable>(
+    package func run<T: Sendable>(
         priority: LivePriority? = nil, _ operation: () async throws -> T
     ) async throws -> T {
         try await acquire(priority ?? LivePriority.current)
@@ -52,7 +52,7 @@ public final class WorkLimiter: Sendable {
     /// Runs `operation` once fewer than `limit` operations are running, ranked by a fixed `priority`.
     ///
     /// - Throws: `CancellationError` if the task is cancelled while waiting, or `operation`'s error.
-    public func run<T: Sendable>(
+    package func run<T: Sendable>(
         priority: AssetRequest.Priority, _ operation: () async throws -> T
     ) async throws -> T {
         try await run(priority: LivePriority(priority), operation)
