@@ -133,8 +133,8 @@ package final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Send
     /// (a download's bytes staged), so that an ask made meanwhile reads them instead of fetching them again.
     /// Returns at once when there is none, and when the calling task is cancelled.
     package func waitForAbandonedFlights(matching matches: (Key) -> Bool) async {
-        while true {
-            let waiterID = state.withLock { $0.makeID() }
+        // Almost always none is abandoned: one lock, and no continuation made.
+        while let waiterID = state.withLock({ $0.abandoned.isEmpty ? nil : $0.makeID() }) {
             let waited = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                     let registered = state.withLock { state -> Bool in
@@ -164,8 +164,8 @@ package final class RequestPool<Key: Hashable & Sendable, Value: Sendable>: Send
 
     /// Ends abandoned flight `id`: its waiters go on.
     private func endAbandonment(of flightID: UInt64) {
-        let waiters = state.withLock { $0.abandoned.removeValue(forKey: flightID)?.waiters.values } ?? [:].values
-        for waiter in waiters { waiter.resume(returning: true) }
+        guard let ended = state.withLock({ $0.abandoned.removeValue(forKey: flightID) }) else { return }
+        for waiter in ended.waiters.values { waiter.resume(returning: true) }
     }
 
     /// How many operations are under way.

@@ -58,6 +58,31 @@ struct DecodeHold {
 struct KeptDownloadTests {
     static let text = String(repeating: "a photo's bytes ", count: 8_192)
 
+    /// A text pipeline behind a `HeldResponseLoader`, whose only ask for `/photo.txt` was cancelled once the body
+    /// arrived, before the download's flight returned (the loader still holds it).
+    struct AbandonedAfterArrival {
+        let loader = HeldResponseLoader()
+        let environment: OriginEnvironment
+        let pipeline: AssetPipeline<TextDecoder>
+        let request: AssetRequest
+
+        init() async throws {
+            environment = try OriginEnvironment(loader: loader)
+            pipeline = AssetPipeline(manager: environment.manager, decoder: TextDecoder())
+            request = AssetRequest(url: environment.serve("/photo.txt", Data(KeptDownloadTests.text.utf8)))
+            let (loader, pipeline, request) = (loader, pipeline, request)
+            let first = Task { try await pipeline.value(for: request, options: .init(), storageType: .disk) }
+            do {
+                try await waitUntil("the body arrived") { loader.held.value == 1 }
+            } catch {
+                environment.tearDown()
+                throw error
+            }
+            first.cancel()
+            await #expect(throws: CancellationError.self) { try await first.value }
+        }
+    }
+
     @Test("an ask cancelled after its bytes arrived, while its decode waits, keeps them: the next is a storage hit")
     func cancelledWhileDecodeWaitsKeepsBytes() async throws {
         // Given a manager with one decode slot, held, and a resource of 128 KiB
@@ -97,20 +122,12 @@ struct KeptDownloadTests {
 
     @Test("a download whose body arrived as its last asker left is validated and stored in the background")
     func abandonedDownloadIsStored() async throws {
-        // Given a loader that holds each response once its body arrived
-        let loader = HeldResponseLoader()
-        let environment = try OriginEnvironment(loader: loader)
+        // Given a loader that holds each response once its body arrived, when the only ask is cancelled after the
+        // body arrived, before the download's flight returned
+        let abandoned = try await AbandonedAfterArrival()
+        let (environment, pipeline, request) = (abandoned.environment, abandoned.pipeline, abandoned.request)
         defer { environment.tearDown() }
-        let pipeline = AssetPipeline(manager: environment.manager, decoder: TextDecoder())
-        let url = environment.serve("/photo.txt", Data(Self.text.utf8))
-        let request = AssetRequest(url: url)
-
-        // When the only ask is cancelled after the body arrived, before the download's flight returned
-        let first = Task { try await pipeline.value(for: request, options: .init(), storageType: .disk) }
-        try await waitUntil("the body arrived") { loader.held.value == 1 }
-        first.cancel()
-        await #expect(throws: CancellationError.self) { try await first.value }
-        await loader.open()
+        await abandoned.loader.open()
         await environment.manager.waitForPendingWrites()
 
         // Then the bytes were validated and written, and asking again reads them without a second request
@@ -125,25 +142,17 @@ struct KeptDownloadTests {
 
     @Test("an ask made while a download its askers left is still ending waits for it, and reads its bytes")
     func askDuringAnAbandonedDownloadReadsItsBytes() async throws {
-        // Given a loader that holds each response once its body arrived
-        let loader = HeldResponseLoader()
-        let environment = try OriginEnvironment(loader: loader)
+        // Given a loader that holds each response once its body arrived, when the only ask is cancelled after the
+        // body arrived and the same request is asked again before the abandoned download has returned (a row
+        // scrolled off and straight back)
+        let abandoned = try await AbandonedAfterArrival()
+        let (environment, pipeline, request) = (abandoned.environment, abandoned.pipeline, abandoned.request)
         defer { environment.tearDown() }
-        let pipeline = AssetPipeline(manager: environment.manager, decoder: TextDecoder())
-        let url = environment.serve("/photo.txt", Data(Self.text.utf8))
-        let request = AssetRequest(url: url)
-
-        // When the only ask is cancelled after the body arrived, and the same request is asked again before the
-        // abandoned download has returned (a row scrolled off and straight back)
-        let first = Task { try await pipeline.value(for: request, options: .init(), storageType: .disk) }
-        try await waitUntil("the body arrived") { loader.held.value == 1 }
-        first.cancel()
-        await #expect(throws: CancellationError.self) { try await first.value }
         let second = Task { try await pipeline.value(for: request, options: .init(), storageType: .disk) }
         try await waitUntil("the second ask's fetch is under way") {
             environment.manager.requestPool.inFlightCount == 1
         }
-        await loader.open()
+        await abandoned.loader.open()
         let result = try await second.value
 
         // Then the origin served one request: the second ask read the bytes the abandoned download kept

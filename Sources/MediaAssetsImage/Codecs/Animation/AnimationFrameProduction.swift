@@ -51,6 +51,7 @@ struct AnimationFrameProduction: Sendable {
             var framesInPass = 0
             while true {
                 try await buffer.waitForRoom()
+                var finished: Data?
                 let frame: AnimatedImage.Frame? = try await work.run {
                     if reader == nil {
                         reader = try AnimationFrameReader(data: data, info: info, options: options, codecs: codecs)
@@ -63,21 +64,25 @@ struct AnimationFrameProduction: Sendable {
                         writer = nil  // a variant that cannot be encoded is not recorded; playing goes on
                     }
                     framesInPass += 1
-                    if framesInPass == info.frameCount, let finished = writer?.finish(loopCount: info.loopCount) {
+                    if framesInPass == info.frameCount, let variant = writer?.finish(loopCount: info.loopCount) {
                         // The headers' last frame ends the pass: the variant is made with it, not on the next
                         // turn, which a player that leaves after the last frame never takes.
                         writer = nil
-                        recorded = finished
+                        finished = variant
                     }
                     return frame
                 }
                 guard let frame else { break }
-                if pass == 0, framesInPass == info.frameCount, let recorded { await variant?.store(recorded) }
+                if let finished {
+                    recorded = finished
+                    await variant?.store(finished)
+                }
                 buffer.push(frame)
             }
             pass += 1
-            if pass == 1, let finished = writer?.finish(loopCount: info.loopCount) {
-                // The decoder ended the pass at a count other than the headers': the variant is made here.
+            if let finished = writer?.finish(loopCount: info.loopCount) {
+                // Only the first pass records, and its decoder ended at a count other than the headers': the
+                // variant is made here.
                 recorded = finished
                 await variant?.store(finished)
             }
