@@ -228,7 +228,7 @@ extension VideoUtil {
     /// `AssetsError`, as from every util.
     func send(_ request: URLRequest) async throws -> StreamedResponse {
         state.withLock { $0.statistics.rangeRequests += 1 }
-        return try await manager.stream(request)
+        return try await manager.runtime.stream(request)
     }
 
     static func info(of head: ResponseHead, length: Int) -> VideoContentInfo {

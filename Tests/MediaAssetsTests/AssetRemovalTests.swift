@@ -100,7 +100,7 @@ struct AssetRemovalTests {
 
         // When the asset is removed while the write is held
         let removal = Task { try await manager.removeAsset(forKey: Self.asset) }
-        try await waitUntil("the removal waits for the write") { manager.pendingWrites.slotWaiterCount == 1 }
+        try await waitUntil("the removal waits for the write") { manager.runtime.pendingWrites.slotWaiterCount == 1 }
         #expect(await held.inner.calls.removeSelections == 0, "nothing was removed before the write finished")
         held.releaseAll()
         try await removal.value
@@ -120,7 +120,7 @@ struct AssetRemovalTests {
             CacheEntry(data: Data([1])), forKey: Self.asset.chunk(3), storageType: .custom("slow"))
         try await waitUntil("the store is under way") { held.heldCount == 1 }
         let removal = Task { try await manager.removeAsset(forKey: Self.asset) }
-        try await waitUntil("the removal waits") { manager.pendingWrites.slotWaiterCount == 1 }
+        try await waitUntil("the removal waits") { manager.runtime.pendingWrites.slotWaiterCount == 1 }
         held.releaseAll()
         try await removal.value
         #expect(try await manager.cachedEntry(forKey: Self.asset.chunk(3), storageType: .custom("slow")) == nil)

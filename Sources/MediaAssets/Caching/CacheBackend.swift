@@ -135,7 +135,7 @@ public enum EntrySelection: Sendable, Hashable, CustomStringConvertible {
     case asset(CacheKey)
 
     /// Whether the entry stored under `key` through `partition` (its `metadata.partition`) is selected.
-    public func contains(key: CacheKey, partition: LRUCacheType?) -> Bool {
+    package func contains(key: CacheKey, partition: LRUCacheType?) -> Bool {
         switch self {
         case .keyPrefix(let prefix): return key.hasPrefix(prefix)
         case .partition(let selected): return partition == selected

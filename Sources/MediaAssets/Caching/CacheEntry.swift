@@ -55,22 +55,22 @@ public struct CacheEntry: Sendable {
     public var size: Int { storage.data.count }
 
     /// The memory an in-memory backend charges for this entry: the bytes plus the decoded object.
-    public var memoryCost: Int { storage.memoryCost }
+    package var memoryCost: Int { storage.memoryCost }
 
     /// Whether the entry may be used at `date` without revalidation (its `freshUntil` has not passed).
-    public func isFresh(at date: Date) -> Bool {
+    package func isFresh(at date: Date) -> Bool {
         guard let freshUntil = storage.metadata.freshUntil else { return true }
         return freshUntil > date
     }
 
     /// Whether a stale entry may be served at `date` while it is revalidated in the background.
-    public func canServeStaleWhileRevalidating(at date: Date) -> Bool {
+    package func canServeStaleWhileRevalidating(at date: Date) -> Bool {
         guard let until = storage.metadata.staleWhileRevalidateUntil else { return false }
         return until > date
     }
 
     /// Whether a stale entry may be served at `date` because the origin failed.
-    public func canServeStaleIfError(at date: Date) -> Bool {
+    package func canServeStaleIfError(at date: Date) -> Bool {
         guard let until = storage.metadata.staleIfErrorUntil else { return false }
         return until > date
     }

@@ -81,14 +81,14 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
     }
 
     /// The key of chunk `index` of this resource: `<key>#<index>`.
-    public func chunk(_ index: Int) -> CacheKey { CacheKey(rawValue + "#" + String(index)) }
+    package func chunk(_ index: Int) -> CacheKey { CacheKey(rawValue + "#" + String(index)) }
 
     /// What every chunk key and the chunk record of this resource start with: `<key>#`, for
     /// `removeEntries(.keyPrefix(_:))`. A request's key never holds `#` (the key factory drops fragments).
-    public var chunkPrefix: String { rawValue + "#" }
+    package var chunkPrefix: String { rawValue + "#" }
 
     /// The key of this resource's chunk record: `<key>#meta`.
-    public var chunkRecord: CacheKey { CacheKey(rawValue + "#meta") }
+    package var chunkRecord: CacheKey { CacheKey(rawValue + "#meta") }
 
     public var description: String { rawValue }
 
@@ -222,7 +222,7 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
 extension CacheKey {
     /// Whether this key belongs to the asset `asset`: it is `asset` itself, or continues it with `@`
     /// (a variant, placeholder or decoded original) or `#` (a chunk or the chunk record).
-    public func isDerived(fromAsset asset: CacheKey) -> Bool {
+    package func isDerived(fromAsset asset: CacheKey) -> Bool {
         var keyBytes = bytes
         for byte in asset.bytes {
             guard keyBytes.next() == byte else { return false }

@@ -46,7 +46,7 @@ extension MemoryCache {
     }
 
     /// The pins held.
-    public var pins: [Pin] { state.withLock { $0.pins.pins } }
+    package var pins: [Pin] { state.withLock { $0.pins.pins } }
 
     /// The keys held now, pinned ones first, in batches of `batchSize`.
     public func storedKeys(batchSize: Int) -> AsyncThrowingStream<[CacheKey], any Error> {

@@ -318,7 +318,7 @@ public final class MemoryCache: DecodedObjectCaching {
     /// The unpinned keys from most to least recently used (for tests and diagnostics).
     ///
     /// - Complexity: O(n)
-    public var keysByRecency: [CacheKey] {
+    package var keysByRecency: [CacheKey] {
         state.withLock { $0.entries.keysByRecency }
     }
 

@@ -16,7 +16,7 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the pin covers the entry under `key`.
-    public func covers(_ key: CacheKey) -> Bool {
+    package func covers(_ key: CacheKey) -> Bool {
         switch self {
         case .key(let pinned): return key == pinned
         case .asset(let asset): return key.isDerived(fromAsset: asset)
@@ -25,7 +25,7 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
 
     /// The entries the pin covers, as a selection for `removeEntries(_:)`-style walks; nil for a
     /// single key (look it up instead).
-    public var selection: EntrySelection? {
+    package var selection: EntrySelection? {
         switch self {
         case .key: return nil
         case .asset(let asset): return .asset(asset)
@@ -44,31 +44,31 @@ public enum Pin: Sendable, Hashable, CustomStringConvertible {
 /// for backends that keep their own pins (the package's do; a user's backend can too).
 ///
 /// Not thread-safe: a backend keeps it under its own lock.
-public struct PinSet: Sendable, Hashable {
+package struct PinSet: Sendable, Hashable {
     /// Keys pinned one by one.
-    public private(set) var keys: Set<CacheKey> = []
+    package private(set) var keys: Set<CacheKey> = []
     /// Assets pinned with their derived keys.
-    public private(set) var assets: Set<CacheKey> = []
+    package private(set) var assets: Set<CacheKey> = []
     /// How many assets of each UTF-8 length are pinned: a key's prefixes of other lengths are
     /// never built, so a key with many separators costs no allocation per separator.
     private var assetLengths: [Int: Int] = [:]
 
     /// An empty set.
-    public init() {}
+    package init() {}
 
     /// A set holding `pins`.
-    public init(_ pins: some Sequence<Pin>) {
+    package init(_ pins: some Sequence<Pin>) {
         for pin in pins { insert(pin) }
     }
 
     /// Whether no pin is held.
-    public var isEmpty: Bool { keys.isEmpty && assets.isEmpty }
+    package var isEmpty: Bool { keys.isEmpty && assets.isEmpty }
 
     /// Every pin held.
-    public var pins: [Pin] { keys.map(Pin.key) + assets.map(Pin.asset) }
+    package var pins: [Pin] { keys.map(Pin.key) + assets.map(Pin.asset) }
 
     /// Whether `pin` is held (as given: an asset pin does not hold a key pin of the same key).
-    public func contains(_ pin: Pin) -> Bool {
+    package func contains(_ pin: Pin) -> Bool {
         switch pin {
         case .key(let key): return keys.contains(key)
         case .asset(let key): return assets.contains(key)
@@ -78,7 +78,7 @@ public struct PinSet: Sendable, Hashable {
     /// Whether any pin covers the entry under `key`.
     ///
     /// - Complexity: O(1) without asset pins; otherwise O(length of `key`).
-    public func covers(_ key: CacheKey) -> Bool {
+    package func covers(_ key: CacheKey) -> Bool {
         if isEmpty { return false }
         if keys.contains(key) || assets.contains(key) { return true }
         guard !assets.isEmpty else { return false }
@@ -89,7 +89,7 @@ public struct PinSet: Sendable, Hashable {
 
     /// Adds `pin`; returns false if it was held already.
     @discardableResult
-    public mutating func insert(_ pin: Pin) -> Bool {
+    package mutating func insert(_ pin: Pin) -> Bool {
         switch pin {
         case .key(let key):
             return keys.insert(key).inserted
@@ -102,7 +102,7 @@ public struct PinSet: Sendable, Hashable {
 
     /// Removes `pin`; returns false if it was not held.
     @discardableResult
-    public mutating func remove(_ pin: Pin) -> Bool {
+    package mutating func remove(_ pin: Pin) -> Bool {
         switch pin {
         case .key(let key):
             return keys.remove(key) != nil

@@ -64,7 +64,7 @@ extension StorageType {
 
     /// Where this storage type keeps bytes, to read them without a memory promotion: `.disk` for
     /// `.hybrid(t)`, the storage type itself otherwise.
-    public var byteStorage: StorageType {
+    package var byteStorage: StorageType {
         if case .hybrid = self { return .disk }
         return self
     }

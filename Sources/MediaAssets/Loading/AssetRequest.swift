@@ -56,7 +56,7 @@ public struct AssetRequest: Sendable, Hashable {
         /// The task priority work for a request of this priority runs at: five distinct priorities, in the
         /// same order (`.background`, `.low`, `.medium`, `.high`, and above `.high` the user-interactive
         /// level, 33), so that tasks rank as their requests do.
-        public var taskPriority: TaskPriority {
+        package var taskPriority: TaskPriority {
             switch self {
             case .veryLow: return .background
             case .low: return .low
@@ -83,7 +83,7 @@ public struct AssetRequest: Sendable, Hashable {
 
         /// Whether a cached entry may answer at `date` without asking the server: `.useCache`
         /// takes a fresh one, `.cacheOnly` any, `.reload` and `.revalidate` none.
-        public func accepts(_ entry: CacheEntry, at date: Date) -> Bool {
+        package func accepts(_ entry: CacheEntry, at date: Date) -> Bool {
             switch self {
             case .useCache: return entry.isFresh(at: date)
             case .cacheOnly: return true

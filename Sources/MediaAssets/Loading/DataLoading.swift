@@ -158,7 +158,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     /// The same body with `piece` run on every piece and `end` when it ends (either may throw to fail it),
     /// and the transfer's own errors passed through `failure`.
-    public func checking(
+    package func checking(
         piece: @escaping @Sendable (Data) throws -> Void, end: @escaping @Sendable () throws -> Void = {},
         failure: @escaping @Sendable (any Error) -> any Error = { $0 }
     ) -> ResponseBody {

@@ -20,7 +20,7 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
 
     /// A tag of `opaqueTag` (without quotes), or `nil` when it holds a character RFC 9110 does not allow there
     /// (a quote, a control character, a space).
-    public init?(opaqueTag: String, isWeak: Bool = false) {
+    package init?(opaqueTag: String, isWeak: Bool = false) {
         guard opaqueTag.utf8.allSatisfy(Self.isTagCharacter) else { return nil }
         self.opaqueTag = opaqueTag
         self.isWeak = isWeak
@@ -43,7 +43,7 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
 
     /// A strong tag naming `data` by its content: 16 hexadecimal digits of its 64-bit xxHash. Two byte
     /// strings that differ get different tags, short of a collision no real change will hit.
-    public static func strong(hashing data: Data) -> EntityTag {
+    package static func strong(hashing data: Data) -> EntityTag {
         let hash = data.withUnsafeBytes { XXHash64.hash($0) }
         let digits = String(hash, radix: 16)
         return EntityTag(validated: String(repeating: "0", count: 16 - digits.count) + digits, isWeak: false)
@@ -53,12 +53,12 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
     public var description: String { (isWeak ? "W/\"" : "\"") + opaqueTag + "\"" }
 
     /// RFC 9110 strong comparison: both tags strong, same opaque tag (for `If-Match`, `If-Range`).
-    public func matchesStrongly(_ other: EntityTag) -> Bool {
+    package func matchesStrongly(_ other: EntityTag) -> Bool {
         !isWeak && !other.isWeak && opaqueTag == other.opaqueTag
     }
 
     /// RFC 9110 weak comparison: the same opaque tag, whether either is weak (for `If-None-Match`).
-    public func matchesWeakly(_ other: EntityTag) -> Bool {
+    package func matchesWeakly(_ other: EntityTag) -> Bool {
         opaqueTag == other.opaqueTag
     }
 
@@ -76,7 +76,7 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
     /// Whether a request carrying `If-Match: header` may proceed for a representation with this tag (RFC 9110
     /// §13.1.1): `*`, or a listed tag that matches this one strongly. A missing header lets it proceed; a
     /// malformed one does not.
-    public func satisfies(ifMatch header: String?) -> Bool {
+    package func satisfies(ifMatch header: String?) -> Bool {
         guard let header else { return true }
         switch EntityTagCondition(header) {
         case .any?: return true
@@ -92,7 +92,7 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The value of an `If-None-Match` or `If-Match` header: `*`, or a list of entity tags (RFC 9110 §13.1).
-public enum EntityTagCondition: Sendable, Hashable {
+package enum EntityTagCondition: Sendable, Hashable {
     /// `*`: any current representation.
     case any
     /// The listed tags, in order.
@@ -100,7 +100,7 @@ public enum EntityTagCondition: Sendable, Hashable {
 
     /// Parses a header value (`*`, or entity tags separated by commas and optional spaces, empty elements
     /// allowed as RFC 9110 §5.6.1 says); `nil` when it is neither.
-    public init?(_ header: String) {
+    package init?(_ header: String) {
         var scanner = EntityTag.Scanner(Array(header.utf8))
         scanner.skipSpaces()
         if scanner.consume(UInt8(ascii: "*")) {

@@ -15,10 +15,11 @@ import Synchronization
 /// }
 /// priority.value = .high   // the row scrolled into view: its download and decode move up their queues
 /// ```
-public final class LivePriority: Sendable {
+@usableFromInline
+package final class LivePriority: Sendable {
     /// The priority of the ask the current task works for; `nil` outside any ask (then a request's own
     /// `AssetRequest.priority` ranks it).
-    @TaskLocal public static var current: LivePriority?
+    @TaskLocal package static var current: LivePriority?
 
     private struct Source {
         let priority: LivePriority
@@ -49,7 +50,7 @@ public final class LivePriority: Sendable {
     private let state: Mutex<State>
 
     /// Creates a priority of `value`.
-    public init(_ value: AssetRequest.Priority) {
+    package init(_ value: AssetRequest.Priority) {
         state = Mutex(State(own: value, value: value))
     }
 
@@ -59,7 +60,7 @@ public final class LivePriority: Sendable {
     }
 
     /// The priority now. Setting it re-orders, at once, every queue the work waits in.
-    public var value: AssetRequest.Priority {
+    package var value: AssetRequest.Priority {
         get { state.withLock { $0.value } }
         set {
             let observers = state.withLock { state -> [@Sendable () -> Void] in
@@ -128,7 +129,7 @@ public final class LivePriority: Sendable {
     ///
     /// Public entry points of a util call this once, so that every flight and limiter below sees the ask's
     /// priority as ``current``.
-    public static func withAskPriority<T>(
+    package static func withAskPriority<T>(
         _ priority: LivePriority?, request: AssetRequest, _ operation: () async throws -> T
     ) async rethrows -> T {
         if let priority { return try await $current.withValue(priority, operation: operation) }

@@ -11,13 +11,13 @@ import Synchronization
 /// its manager for good.
 public final class Prefetcher: Sendable {
     /// The manager prefetches go through.
-    public let manager: AssetsManager
+    package let manager: AssetsManager
     /// Where prefetched assets are stored.
-    public let storageType: StorageType
+    package let storageType: StorageType
     /// The most prefetches this prefetcher runs at once.
     public let maxConcurrentRequests: Int
     /// The priority prefetches run at (a live request for the same asset raises the flight it joins).
-    public let priority: AssetRequest.Priority
+    package let priority: AssetRequest.Priority
 
     /// A request queued or running, and the `prefetch(_:)` calls waiting for it.
     private struct Entry {
@@ -62,8 +62,8 @@ public final class Prefetcher: Sendable {
         self.storageType = storageType
         self.maxConcurrentRequests = max(1, maxConcurrentRequests)
         self.priority = priority
-        self.operation = operation ?? { request in try await manager.prefetchBytes(request, storageType: storageType) }
-        if !manager.prefetchers.add(self) { state.withLock { $0.isShutDown = true } }
+        self.operation = operation ?? { request in try await manager.runtime.prefetchBytes(request, route: manager.route(for: storageType)) }
+        if !manager.runtime.prefetchers.add(self) { state.withLock { $0.isShutDown = true } }
     }
 
     /// Queues `requests` and returns at once; a request already queued or running is not queued again. Does
@@ -135,7 +135,7 @@ public final class Prefetcher: Sendable {
     }
 
     /// Prefetches queued or running.
-    public var pendingCount: Int { state.withLock { $0.entries.count } }
+    package var pendingCount: Int { state.withLock { $0.entries.count } }
 
     /// A request as this prefetcher tells requests apart: its priority does not matter.
     private static func identity(_ request: AssetRequest) -> AssetRequest {

@@ -32,12 +32,12 @@ public struct RetryPolicy: Sendable, Hashable {
     public static let none = RetryPolicy(maxAttempts: 1)
 
     /// Whether an HTTP status is worth another attempt.
-    public static func isTransient(status: Int) -> Bool {
+    package static func isTransient(status: Int) -> Bool {
         status == 429 || status == 408 || (500...599).contains(status)
     }
 
     /// Whether a loader error is worth another attempt.
-    public static func isTransient(_ error: Error) -> Bool {
+    package static func isTransient(_ error: Error) -> Bool {
         if let urlError = error as? URLError {
             switch urlError.code {
             case .timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet,

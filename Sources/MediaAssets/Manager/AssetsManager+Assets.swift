@@ -20,7 +20,7 @@ extension AssetsManager {
         // Reads under way in a composition must not promote what they found back into memory.
         for composition in compositions { composition.invalidatePromotions() }
         defer { for composition in compositions { composition.invalidatePromotions() } }
-        await pendingWrites.dropAndWait { $0.key.isDerived(fromAsset: key) }
+        await runtime.pendingWrites.dropAndWait { $0.key.isDerived(fromAsset: key) }
         var firstError: (any Error)?
         for backend in backendsByTier() {
             do {

@@ -18,40 +18,9 @@ public final class AssetsManager: Sendable {
     package let registry: BackendRegistry
     /// The configuration the manager was built from.
     public let configuration: Configuration
-    /// The loader fetches go through.
-    public let loader: any DataLoading
-    /// Every join of this manager's flights and of its pipelines' flights (`FetchStatistics.joins`).
-    package let joinCounter = JoinCounter()
-    /// Fetch stages under way, one per key, storage type and cache policy: each reads its own storage.
-    let requestPool: RequestPool<FetchKey, FetchedOriginal>
-    /// Downloads under way, one per key (and validators) whatever storage asked: a prefetch into `.disk` and
-    /// a display through `.hybrid(.image)` share one.
-    let downloads: RequestPool<DownloadKey, DataResponse>
-    let fetchCounters = Mutex(FetchStatistics())
-    /// Results returned before they were written, readable until the write is done.
-    let pendingWrites: PendingWrites
-    /// Background revalidations under way (stale-while-revalidate), one per key and storage type.
-    let revalidations = Mutex(Set<PendingWrites.Slot>())
-    /// Downloads at once, across every pipeline of this manager (`StageLimits.fetches`). A download holds a
-    /// slot while it transfers, never while it waits to retry.
-    package let fetchLimiter: WorkLimiter
-    /// Downloads at once per host (`FetchPolicy.maxConnectionsPerHost`), if the policy bounds them.
-    let hostLimiter: HostLimiter?
-    /// Decodes at once, across every pipeline of this manager.
-    package let decodeLimiter: WorkLimiter
-    /// Processing steps at once, across every pipeline of this manager.
-    package let processLimiter: WorkLimiter
-    /// Variants being made at once (each from its fetch to its write), across every pipeline of this manager.
-    package let variantLimiter: WorkLimiter
-    /// Where decoding, processing and encoding run (`Configuration.executor`); see `runOnExecutor(_:)`.
-    package let executor: any TaskExecutor
-    /// Background work under way (revalidations, placeholders), which `shutdown()` awaits.
-    let backgroundWork = BackgroundWork()
-    /// Downloads every asker left, from then until their bytes are staged and validated (or dropped), which
-    /// `waitForPendingWrites()` and `shutdown()` await.
-    let keptDownloads = BackgroundWork()
-    /// The prefetchers over this manager, which `shutdown()` stops.
-    let prefetchers = PrefetcherRegistry()
+    /// What every ask through this manager runs on: flights, downloads, staged writes, stage limiters and the
+    /// executor, shared by every pipeline over it.
+    package let runtime: PipelineRuntime
 
     /// Creates a manager with the configured memory partitions and disk cache.
     ///
@@ -60,20 +29,7 @@ public final class AssetsManager: Sendable {
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
         self.registry = BackendRegistry()
-        self.requestPool = RequestPool(countingJoinsIn: joinCounter)
-        self.downloads = RequestPool(countingJoinsIn: joinCounter)
-        self.loader = configuration.loader ?? URLSessionLoader(maxResponseSize: configuration.maxResponseSize)
-        self.fetchLimiter = WorkLimiter(limit: configuration.stageLimits.fetches)
-        self.hostLimiter = configuration.fetchPolicy.maxConnectionsPerHost.map(HostLimiter.init)
-        self.decodeLimiter = WorkLimiter(limit: configuration.stageLimits.decodes)
-        self.processLimiter = WorkLimiter(limit: configuration.stageLimits.processes)
-        self.variantLimiter = WorkLimiter(limit: configuration.stageLimits.variants)
-        switch configuration.executor {
-        case .threads(let count, let niceness):
-            self.executor = ThreadPoolExecutor(threadCount: count, niceness: niceness)
-        case .custom(let executor): self.executor = executor
-        }
-        self.pendingWrites = PendingWrites(byteLimit: configuration.stagedWriteLimit)
+        self.runtime = PipelineRuntime(configuration: configuration)
         for (type, limits) in configuration.memoryPartitions {
             registry.register(MemoryCache(limits: limits, now: configuration.now), for: .lru(type))
         }
@@ -119,9 +75,54 @@ public final class AssetsManager: Sendable {
     /// The memory tier that keeps decoded objects for `storageType`, if any: the backend itself when it
     /// adopts `DecodedObjectCaching` (`.lru(t)`), or the decoded-object tier of a `TieredCaching`
     /// backend (`.hybrid(t)`). Reads of it never wait.
-    public func decodedObjectCache(for storageType: StorageType) -> (any DecodedObjectCaching)? {
+    package func decodedObjectCache(for storageType: StorageType) -> (any DecodedObjectCaching)? {
         (try? route(for: storageType))?.memory
     }
+
+    // MARK: Fetching through the cache
+
+    /// The cache key of `request`: its explicit key, else the key factory's text for its URL with its version,
+    /// and the headers that may choose a representation (see `AssetRequest.headers`) as `@headers(…)`.
+    public func cacheKey(for request: AssetRequest) -> CacheKey { runtime.cacheKey(for: request) }
+
+    /// Returns the asset's entry (bytes and metadata) from the backend for `storageType`, fetching it on a miss.
+    ///
+    /// A fresh cached entry returns at once; a stale one is revalidated with a conditional GET (a 304
+    /// keeps the bytes and refreshes the metadata), or served at once under `stale-while-revalidate`
+    /// while one background request revalidates it, or served when the origin fails under
+    /// `stale-if-error`. Concurrent asks for the same key, storage and cache policy share one flight,
+    /// and the cache lookup runs inside it, so an ask that comes just after a flight finished reads
+    /// its result instead of downloading again; asks through different storage types share the download
+    /// itself, and each storage gets the bytes. A fetch is cancelled only when all askers are (a body that had
+    /// arrived by then is stored all the same, within `stagedWriteLimit`), and runs at the highest priority of
+    /// its askers.
+    /// Transient failures are retried per `configuration.retryPolicy`. A response with
+    /// `Cache-Control: no-store` is returned but not stored.
+    ///
+    /// The result is returned before it is written: the write runs in the background and reads see
+    /// it meanwhile (`waitForPendingWrites()` awaits it). To decode, process or keep decoded objects in
+    /// memory, use an `AssetPipeline` (or a util built on one): the one way to decode through the manager,
+    /// which coalesces each stage by its own key.
+    ///
+    /// - Throws: `AssetsError.httpStatus`, `.networkFailure`, `.lengthMismatch`,
+    ///   `.responseTooLarge`, `.notCached` (for `.cacheOnly`), or `CancellationError`.
+    public func entry(
+        for request: AssetRequest, storageType: StorageType = .disk,
+        progress: (@Sendable (FetchProgress) -> Void)? = nil
+    ) async throws -> CacheEntry {
+        try await runtime.entry(for: request, route: route(for: storageType), progress: progress)
+    }
+
+    /// The bytes of `entry(for:storageType:progress:)`.
+    package func data(
+        for request: AssetRequest, storageType: StorageType = .disk,
+        progress: (@Sendable (FetchProgress) -> Void)? = nil
+    ) async throws -> Data {
+        try await entry(for: request, storageType: storageType, progress: progress).data
+    }
+
+    /// A snapshot of the fetch counters.
+    public var fetchStatistics: FetchStatistics { runtime.fetchStatistics }
 
     // MARK: Bytes (the seed's API)
 
@@ -138,7 +139,7 @@ public final class AssetsManager: Sendable {
 
     /// Removes the entry for `key`.
     public func removeData(forKey key: CacheKey, storageType: StorageType) async throws {
-        pendingWrites.drop(.init(storageType: storageType, key: key))
+        runtime.pendingWrites.drop(.init(storageType: storageType, key: key))
         try await backend(for: storageType).removeEntry(forKey: key)
     }
 
@@ -148,17 +149,17 @@ public final class AssetsManager: Sendable {
     /// the backend, with its metadata and any decoded object a memory backend kept.
     ///
     /// To fetch on a miss, use `entry(for:storageType:priority:progress:)`.
-    public func cachedEntry(forKey key: CacheKey, storageType: StorageType) async throws -> CacheEntry? {
+    package func cachedEntry(forKey key: CacheKey, storageType: StorageType) async throws -> CacheEntry? {
         let slot = PendingWrites.Slot(storageType: storageType, key: key)
-        if let staged = pendingWrites.entry(for: slot, includingUnvalidated: false) { return staged }
+        if let staged = runtime.pendingWrites.entry(for: slot, includingUnvalidated: false) { return staged }
         return try await backend(for: storageType).entry(forKey: key)
     }
 
     /// Returns the cached entries for `keys` in order (`nil` for each miss) without fetching: results still
     /// being written first, then the backend, which reads the rest in one go where it can.
-    public func cachedEntries(forKeys keys: [CacheKey], storageType: StorageType) async throws -> [CacheEntry?] {
+    package func cachedEntries(forKeys keys: [CacheKey], storageType: StorageType) async throws -> [CacheEntry?] {
         var entries = keys.map {
-            pendingWrites.entry(for: .init(storageType: storageType, key: $0), includingUnvalidated: false)
+            runtime.pendingWrites.entry(for: .init(storageType: storageType, key: $0), includingUnvalidated: false)
         }
         let missing = entries.indices.filter { entries[$0] == nil }
         guard !missing.isEmpty else { return entries }
@@ -168,8 +169,8 @@ public final class AssetsManager: Sendable {
     }
 
     /// Stores `entry` under `key` and returns once the backend has it.
-    public func store(_ entry: CacheEntry, forKey key: CacheKey, storageType: StorageType) async throws {
-        pendingWrites.drop(.init(storageType: storageType, key: key))
+    package func store(_ entry: CacheEntry, forKey key: CacheKey, storageType: StorageType) async throws {
+        runtime.pendingWrites.drop(.init(storageType: storageType, key: key))
         try await backend(for: storageType).store(entry, forKey: key)
     }
 
@@ -180,10 +181,10 @@ public final class AssetsManager: Sendable {
     ///
     /// - Throws: `AssetsError.backendNotRegistered`; `CancellationError` when the task is cancelled while it
     ///   waits for room (nothing is stored).
-    public func storeInBackground(
+    package func storeInBackground(
         _ entry: CacheEntry, forKey key: CacheKey, storageType: StorageType
     ) async throws {
-        try await stage(entry, forKey: key, route: try route(for: storageType), bytesOnly: false)
+        try await runtime.stage(entry, forKey: key, route: try route(for: storageType), bytesOnly: false)
     }
 
     /// Returns once every result handed back before its write has been written (or failed to be;
@@ -191,13 +192,12 @@ public final class AssetsManager: Sendable {
     /// its askers left has been validated and written, or dropped. Before a process exits, call `shutdown()`,
     /// which also stops prefetches and waits for background work.
     public func waitForPendingWrites() async {
-        await keptDownloads.waitUntilIdle()
-        await pendingWrites.waitUntilWritten()
+        await runtime.waitForPendingWrites()
     }
 
     /// The bytes of results held in memory until their backend has them (staged writes, validated or
     /// not); at most `Configuration.stagedWriteLimit`, or one entry larger than it.
-    public var stagedWriteBytes: Int { pendingWrites.stagedBytes }
+    public var stagedWriteBytes: Int { runtime.pendingWrites.stagedBytes }
 
     // MARK: Maintenance
 
@@ -206,7 +206,7 @@ public final class AssetsManager: Sendable {
     /// For `.hybrid(t)` this clears `.lru(t)` and the entries stored through `.hybrid(t)` on the
     /// shared disk; other partitions' entries there stay.
     public func removeAll(storageType: StorageType) async throws {
-        pendingWrites.drop(storageType: storageType)
+        runtime.pendingWrites.drop(storageType: storageType)
         try await backend(for: storageType).removeAll()
     }
 
@@ -233,5 +233,24 @@ public final class AssetsManager: Sendable {
             result[storageType] = await backend.statistics()
         }
         return result
+    }
+
+    // MARK: Shutdown
+
+    /// Stops every prefetch of this manager's prefetchers, waits for background work (revalidations,
+    /// placeholders, downloads kept after their askers left) and for every staged write to reach its backend.
+    /// Call it before the process exits: results are returned before their bytes are written, and a process that
+    /// exits right after its last ask would lose that ask's bytes.
+    ///
+    /// ```swift
+    /// let avatar = try await images.image(for: url, style: .circle(diameter: 96))
+    /// await manager.shutdown()   // the avatar's bytes are on disk; the next run reads them there
+    /// ```
+    ///
+    /// Prefetchers stay stopped: `start` on them does nothing afterwards. Asks still work, and their writes
+    /// are staged as before (call `shutdown()` again to drain them). Write failures are counted in
+    /// `fetchStatistics.storeFailures`.
+    public func shutdown() async {
+        await runtime.drain()
     }
 }

@@ -9,7 +9,7 @@ extension AssetPipeline {
     /// the byte tiers (source `.storage`), and returned as it is: nothing is decoded, and the hit is counted in
     /// `statistics.memoryHits` or `.storageHits`, and `.encodedHits`. Bytes read from the byte tiers or made
     /// are kept in the memory tier for the next ask. Otherwise the variant is made as
-    /// `value(for:processor:options:storageType:priority:progress:receivesBodyPieces:)` makes it (one flight
+    /// `value(for:processor:options:storageType:progress:)` makes it (one flight
     /// with the asks for its value) and its bytes returned; a value found in memory alone (a memory-only
     /// storage type, or bytes evicted from the byte tiers) is encoded again on the manager's executor, and
     /// staged for the byte tiers when the storage has them.
@@ -18,19 +18,29 @@ extension AssetPipeline {
     ///   value cannot be encoded; `AssetsError.unsupported` when neither encodes variants.
     public func encodedVariant(
         for request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
-        storageType: StorageType, priority: LivePriority? = nil
+        storageType: StorageType
+    ) async throws -> AssetResult<EncodedVariant> {
+        try await encodedVariant(
+            for: request, processor: processor, options: options, storageType: storageType, priority: nil)
+    }
+
+    /// `encodedVariant(for:processor:options:storageType:)` ranked by `priority` (else the current ask's, else
+    /// the request's).
+    package func encodedVariant(
+        for request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
+        storageType: StorageType, priority: LivePriority?
     ) async throws -> AssetResult<EncodedVariant> {
         let route = try manager.route(for: storageType)
-        let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
+        let variantKey = processor.variantKey(of: runtime.cacheKey(for: request))
         let policy = request.cachePolicy
         if policy == .useCache || policy == .cacheOnly, !route.isMemoryOnly {
-            let now = manager.configuration.now()
+            let now = runtime.now()
             if let memory = route.memory, let entry = memory.cachedEntry(forKey: variantKey), !entry.data.isEmpty,
                 policy.accepts(entry, at: now)
             {
                 return encodedHit(entry, source: .memory)
             }
-            if let entry = try await manager.storedEntry(forKey: variantKey, route: route, bytesOnly: true),
+            if let entry = try await runtime.storedEntry(forKey: variantKey, route: route, bytesOnly: true),
                 !entry.data.isEmpty, policy.accepts(entry, at: now)
             {
                 keepEncoded(entry.data, metadata: entry.metadata, forKey: variantKey, route: route)
@@ -45,8 +55,8 @@ extension AssetPipeline {
             keepEncoded(encoded.data, metadata: metadata, forKey: variantKey, route: route)
             return AssetResult(value: encoded, source: made.source, metadata: metadata, isJoined: made.isJoined)
         }
-        let encoded = try await manager.processLimiter.run(priority: priority) {
-            try await manager.runOnExecutor { try encodedVariant(of: made.value, by: processor) }
+        let encoded = try await runtime.processLimiter.run(priority: priority) {
+            try await runtime.runOnExecutor { try encodedVariant(of: made.value, by: processor) }
         }
         guard let encoded else {
             throw AssetsError.unsupported(
@@ -57,7 +67,7 @@ extension AssetPipeline {
         metadata.contentType = encoded.contentType
         if !route.isMemoryOnly {
             let entry = CacheEntry(data: encoded.data, metadata: metadata)
-            try await manager.stage(entry, forKey: variantKey, route: route, bytesOnly: true)
+            try await runtime.stage(entry, forKey: variantKey, route: route, bytesOnly: true)
             keepEncoded(encoded.data, metadata: metadata, forKey: variantKey, route: route)
         }
         return AssetResult(value: encoded, source: made.source, metadata: metadata, isJoined: made.isJoined)

@@ -46,7 +46,7 @@ extension AssetPipeline {
         }
         // One slot from the fetch to the write: what a variant holds between stages (the original's bytes, its
         // decode) is held by at most `StageLimits.variants` variants, however many are asked for.
-        return try await manager.variantLimiter.run {
+        return try await runtime.variantLimiter.run {
             try await makeVariant(
                 request, processor: processor, options: options, variantKey: variantKey, route: route,
                 tracking: tracking)
@@ -62,8 +62,8 @@ extension AssetPipeline {
         let original = try await decoded(request, options: options, route: route, tracking: tracking)
         let made: (value: Value, encoded: EncodedVariant?)
         do {
-            made = try await manager.processLimiter.run {
-                try await manager.runOnExecutor {
+            made = try await runtime.processLimiter.run {
+                try await runtime.runOnExecutor {
                     let processed = try processor.process(original.value)
                     // Encoded only for the byte tiers: memory keeps the value alone, charged at its own cost. A
                     // variant that cannot be encoded is kept in memory only.
@@ -80,7 +80,7 @@ extension AssetPipeline {
         counters.withLock { $0.processes += 1 }
         // A variant inherits its original's freshness, so a changed original behind one URL is seen.
         var metadata = original.metadata
-        metadata.created = manager.configuration.now()
+        metadata.created = runtime.now()
         metadata.lastAccess = metadata.created
         metadata.etag = made.encoded.map { EntityTag.strong(hashing: $0.data).description }
         metadata.lastModified = nil
@@ -106,13 +106,13 @@ extension AssetPipeline {
     private func storedVariant(
         _ key: CacheKey, route: StorageRoute, policy: AssetRequest.CachePolicy
     ) async throws -> AssetResult<Value>? {
-        guard let entry = try await manager.storedEntry(forKey: key, route: route, bytesOnly: true),
-            policy.accepts(entry, at: manager.configuration.now()), !entry.data.isEmpty
+        guard let entry = try await runtime.storedEntry(forKey: key, route: route, bytesOnly: true),
+            policy.accepts(entry, at: runtime.now()), !entry.data.isEmpty
         else { return nil }
         let value: Value
         do {
-            value = try await manager.decodeLimiter.run {
-                try await manager.runOnExecutor { try decoder.decode(entry.data, options: decoder.variantOptions) }
+            value = try await runtime.decodeLimiter.run {
+                try await runtime.runOnExecutor { try decoder.decode(entry.data, options: decoder.variantOptions) }
             }
         } catch let error as CancellationError {
             throw error
@@ -146,7 +146,7 @@ extension AssetPipeline {
         guard persisting, !route.isMemoryOnly else { return }
         var bytes = entry
         bytes.decoded = nil
-        try await manager.stage(bytes, forKey: key, route: route, bytesOnly: true)
+        try await runtime.stage(bytes, forKey: key, route: route, bytesOnly: true)
     }
 
     // MARK: Decode stage
@@ -156,7 +156,7 @@ extension AssetPipeline {
     func decoded(
         _ request: AssetRequest, options: Decoder.Options, route: StorageRoute, tracking: FetchTracking = .none
     ) async throws -> AssetResult<Value> {
-        let originalKey = manager.cacheKey(for: request)
+        let originalKey = runtime.cacheKey(for: request)
         if let memory = route.memory,
             let kept = keptDecode(decodedKey(originalKey), in: memory, satisfying: options, policy: request.cachePolicy)
         {
@@ -202,9 +202,9 @@ extension AssetPipeline {
         // A download its askers leave after its bytes arrived is validated with this flight's decoder and options.
         var tracking = tracking
         tracking.keepAbandoned = { [self] staged, entry in validateInBackground(staged, entry.data, options: options) }
-        let fetched = try await manager.fetchOriginal(request, route: route, bytesOnly: true, tracking: tracking)
+        let fetched = try await runtime.fetchOriginal(request, route: route, bytesOnly: true, tracking: tracking)
         if fetched.revalidatesInBackground {
-            manager.revalidateInBackground(originalKey, route: route, bytesOnly: true) { [self] in
+            runtime.revalidateInBackground(originalKey, route: route, bytesOnly: true) { [self] in
                 var revalidation = request
                 revalidation.cachePolicy = .revalidate
                 revalidation.priority = .low
@@ -213,26 +213,26 @@ extension AssetPipeline {
         }
         let value: Value
         do {
-            value = try await manager.decodeLimiter.run {
-                try await manager.runOnExecutor { try decoder.decode(fetched.entry.data, options: options) }
+            value = try await runtime.decodeLimiter.run {
+                try await runtime.runOnExecutor { try decoder.decode(fetched.entry.data, options: options) }
             }
         } catch {
             if let staged = fetched.staged, error is CancellationError {
                 // Every asker left after the bytes arrived: they are kept, validated in the background.
                 validateInBackground(staged, fetched.entry.data, options: options)
             } else if let staged = fetched.staged {
-                manager.pendingWrites.discard(staged)
+                runtime.pendingWrites.discard(staged)
             } else if !(error is CancellationError), fetched.source != .network {
                 // Stored bytes that no longer decode are removed, so the next ask downloads them anew.
-                manager.pendingWrites.drop(.init(storageType: route.storageType, key: originalKey))
+                runtime.pendingWrites.drop(.init(storageType: route.storageType, key: originalKey))
                 try? await route.remove(originalKey)
             }
             if error is CancellationError { throw error }
             counters.withLock { $0.undecodable += 1 }
             throw decoder.decodingError(error, key: originalKey, url: request.url)
         }
-        fetched.staged.map(manager.pendingWrites.commit)
-        fetched.awaitingValidation.map(manager.pendingWrites.commit)
+        fetched.staged.map(runtime.pendingWrites.commit)
+        fetched.awaitingValidation.map(runtime.pendingWrites.commit)
         counters.withLock {
             $0.decodes += 1
             switch fetched.source {
@@ -256,13 +256,13 @@ extension AssetPipeline {
     /// meanwhile read the staged bytes and committed them once they decoded: then they are not decoded again.
     /// The decoded value is not kept in memory, where it would push out what is shown.
     func validateInBackground(_ staged: PendingWrites.Token, _ bytes: Data, options: Decoder.Options) {
-        let pendingWrites = manager.pendingWrites
-        manager.keptDownloads.start(priority: .background) { [self] in
+        let pendingWrites = runtime.pendingWrites
+        runtime.keptDownloads.start(priority: .background) { [self] in
             guard pendingWrites.awaitsValidation(staged) else { return }
             do {
-                let decoded = try await manager.decodeLimiter.run(priority: .veryLow) { () async throws -> Bool in
+                let decoded = try await runtime.decodeLimiter.run(priority: .veryLow) { () async throws -> Bool in
                     guard pendingWrites.awaitsValidation(staged) else { return false }
-                    _ = try await manager.runOnExecutor { try decoder.decode(bytes, options: options) }
+                    _ = try await runtime.runOnExecutor { try decoder.decode(bytes, options: options) }
                     return true
                 }
                 guard decoded else { return }
@@ -304,7 +304,7 @@ extension AssetPipeline {
         _ key: CacheKey, in memory: any DecodedObjectCaching, satisfying options: Decoder.Options,
         policy: AssetRequest.CachePolicy
     ) -> AssetResult<Value>? {
-        guard let entry = memory.cachedEntry(forKey: key), policy.accepts(entry, clock: manager.configuration.now),
+        guard let entry = memory.cachedEntry(forKey: key), policy.accepts(entry, clock: runtime.now),
             let kept = entry.decoded?.value(as: KeptDecode.self), decoder.options(kept.options, satisfy: options)
         else { return nil }
         return AssetResult(value: kept.value, source: .memory, metadata: entry.metadata)
@@ -314,7 +314,7 @@ extension AssetPipeline {
     func memoryValue(
         _ key: CacheKey, in memory: any DecodedObjectCaching, policy: AssetRequest.CachePolicy
     ) -> AssetResult<Value>? {
-        guard let entry = memory.cachedEntry(forKey: key), policy.accepts(entry, clock: manager.configuration.now),
+        guard let entry = memory.cachedEntry(forKey: key), policy.accepts(entry, clock: runtime.now),
             let value = entry.decoded?.value(as: Value.self)
         else { return nil }
         return AssetResult(value: value, source: .memory, metadata: entry.metadata)

@@ -63,6 +63,9 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     public let decoder: Decoder
     /// The configuration.
     public let configuration: Configuration
+    /// The flow's owner: flights, downloads, staged writes, limiters and the executor, shared with every
+    /// pipeline over `manager`.
+    @usableFromInline let runtime: PipelineRuntime
 
     /// Admits the asks memory did not answer, `Configuration.activeAsks` at a time.
     let askLimiter: WorkLimiter
@@ -83,9 +86,10 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         self.manager = manager
         self.decoder = decoder
         self.configuration = configuration
+        self.runtime = manager.runtime
         self.askLimiter = WorkLimiter(limit: configuration.activeAsks)
-        self.variantFlights = RequestPool(countingJoinsIn: manager.joinCounter)
-        self.decodeFlights = RequestPool(countingJoinsIn: manager.joinCounter)
+        self.variantFlights = RequestPool(countingJoinsIn: runtime.joinCounter)
+        self.decodeFlights = RequestPool(countingJoinsIn: runtime.joinCounter)
         self.decodedIdentifier = "decoded(" + decoder.identifier + ")"
     }
 
@@ -102,7 +106,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     public func cachedValue(
         for request: AssetRequest, options: Decoder.Options, storageType: StorageType
     ) -> AssetResult<Value>? {
-        let key = decodedKey(manager.cacheKey(for: request))
+        let key = decodedKey(runtime.cacheKey(for: request))
         guard let entry = acceptedMemoryEntry(key, storageType: storageType, policy: request.cachePolicy),
             let kept = entry.decoded?.value(as: KeptDecode.self), decoder.options(kept.options, satisfy: options)
         else { return nil }
@@ -116,7 +120,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     public func cachedValue(
         for request: AssetRequest, processor: some AssetProcessing<Value>, storageType: StorageType
     ) -> AssetResult<Value>? {
-        let key = processor.variantKey(of: manager.cacheKey(for: request))
+        let key = processor.variantKey(of: runtime.cacheKey(for: request))
         guard let entry = acceptedMemoryEntry(key, storageType: storageType, policy: request.cachePolicy),
             let value = entry.decoded?.value(as: Value.self)
         else { return nil }
@@ -130,7 +134,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
         _ key: CacheKey, storageType: StorageType, policy: AssetRequest.CachePolicy
     ) -> CacheEntry? {
         guard let memory = manager.decodedObjectCache(for: storageType), let entry = memory.cachedEntry(forKey: key),
-            policy.accepts(entry, clock: manager.configuration.now)
+            policy.accepts(entry, clock: runtime.now)
         else { return nil }
         return entry
     }
@@ -139,20 +143,29 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
 
     /// Returns the decoded asset: from memory, storage or the network, in that order.
     ///
+    /// The ask is ranked by `request.priority` wherever it waits; to change its priority while it waits, start
+    /// it as a task (`task(for:options:storageType:progress:)`).
+    ///
     /// - Parameters:
     ///   - request: what to fetch, with its cache policy.
     ///   - options: what the decode must cover (a decode under way that satisfies them is joined).
     ///   - storageType: where the asset is read and stored.
-    ///   - priority: ranks the ask wherever it waits and can change at any time; without it, the current
-    ///     ask's (`LivePriority.current`), else the request's own.
     ///   - progress: download progress while this ask waits (whichever ask started the download).
-    ///   - receivesBodyPieces: when this ask starts the download, its body is streamed and `progress`
-    ///     reports carry each piece (`FetchProgress.piece`), for previews.
     /// - Throws: the decoder's error for bytes that do not decode (`AssetsError.undecodable` unless
     ///   the util maps it), `AssetsError` for network and storage failures, `CancellationError`.
     public func value(
         for request: AssetRequest, options: Decoder.Options, storageType: StorageType,
-        priority: LivePriority? = nil, progress: (@Sendable (FetchProgress) -> Void)? = nil,
+        progress: (@Sendable (FetchProgress) -> Void)? = nil
+    ) async throws -> AssetResult<Value> {
+        try await value(for: request, options: options, storageType: storageType, priority: nil, progress: progress)
+    }
+
+    /// `value(for:options:storageType:progress:)` ranked by `priority` (else the current ask's, else the
+    /// request's); with `receivesBodyPieces`, a download this ask starts streams its body and `progress`
+    /// reports carry each piece (`FetchProgress.piece`), for previews.
+    package func value(
+        for request: AssetRequest, options: Decoder.Options, storageType: StorageType,
+        priority: LivePriority?, progress: (@Sendable (FetchProgress) -> Void)? = nil,
         receivesBodyPieces: Bool = false
     ) async throws -> AssetResult<Value> {
         if let hit = cachedValue(for: request, options: options, storageType: storageType) { return hit }
@@ -167,7 +180,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
                     }
                 }
                 if configuration.decodedOriginals == .whenAskedUnprocessed, result.source != .memory {
-                    let key = decodedKey(manager.cacheKey(for: request))
+                    let key = decodedKey(runtime.cacheKey(for: request))
                     keep(result.value, options: options, metadata: result.metadata, forKey: key, route: route)
                 }
                 return result.joined(asked)
@@ -183,10 +196,21 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     /// is kept in memory and, when the decoder encodes variants, stored under `<key>@<processor>`.
     ///
     /// A variant is as fresh as its original: once stale, it is made again from the revalidated original.
-    /// `priority`, `progress` and `receivesBodyPieces` are as in `value(for:options:storageType:priority:…)`.
+    /// The ask is ranked and reports progress as in `value(for:options:storageType:progress:)`.
     public func value(
         for request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
-        storageType: StorageType, priority: LivePriority? = nil,
+        storageType: StorageType, progress: (@Sendable (FetchProgress) -> Void)? = nil
+    ) async throws -> AssetResult<Value> {
+        try await value(
+            for: request, processor: processor, options: options, storageType: storageType, priority: nil,
+            progress: progress)
+    }
+
+    /// `value(for:processor:options:storageType:progress:)` ranked and streamed as
+    /// `value(for:options:storageType:priority:progress:receivesBodyPieces:)` says.
+    package func value(
+        for request: AssetRequest, processor: some AssetProcessing<Value>, options: Decoder.Options,
+        storageType: StorageType, priority: LivePriority?,
         progress: (@Sendable (FetchProgress) -> Void)? = nil, receivesBodyPieces: Bool = false
     ) async throws -> AssetResult<Value> {
         if let hit = cachedValue(for: request, processor: processor, storageType: storageType) { return hit }
@@ -194,7 +218,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
             return try await admitted(request, priority: priority) {
                 let asked = AskJoins(counter: joinCounter)
                 let route = try manager.route(for: storageType)
-                let variantKey = processor.variantKey(of: manager.cacheKey(for: request))
+                let variantKey = processor.variantKey(of: runtime.cacheKey(for: request))
                 let flightKey = VariantFlightKey(
                     variantKey: variantKey, storageType: storageType, cachePolicy: request.cachePolicy
                 )
@@ -234,7 +258,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     }
 
     /// Asks that memory did not answer and that wait for one of the `Configuration.activeAsks` places.
-    public var waitingAskCount: Int { askLimiter.waitingCount }
+    package var waitingAskCount: Int { askLimiter.waitingCount }
 
     /// A snapshot of the counters.
     public var statistics: PipelineStatistics {
@@ -249,17 +273,17 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
 
     /// The priority of the process flight making `request`'s variant by `processor` in `storageType`, if one
     /// is under way (the highest of its askers').
-    public func flightPriority(
+    package func flightPriority(
         for request: AssetRequest, processor: some AssetProcessing<Value>, storageType: StorageType
     ) -> AssetRequest.Priority? {
         variantFlights.flightPriority(
             for: VariantFlightKey(
-                variantKey: processor.variantKey(of: manager.cacheKey(for: request)), storageType: storageType,
+                variantKey: processor.variantKey(of: runtime.cacheKey(for: request)), storageType: storageType,
                 cachePolicy: request.cachePolicy))
     }
 
     /// The key a decoded original is kept under in memory: `<key>@decoded(<decoder>)`.
-    public func decodedKey(_ originalKey: CacheKey) -> CacheKey {
+    @usableFromInline package func decodedKey(_ originalKey: CacheKey) -> CacheKey {
         originalKey.variant(decodedIdentifier)
     }
 

@@ -31,7 +31,7 @@ extension AnimationUtil {
                 continue
             case .placeholder:
                 let image = asset.image
-                inlined[asset.assetID] = ("image/png", try await manager.runOnExecutor { try ImageEncoder.png(image) })
+                inlined[asset.assetID] = ("image/png", try await manager.runtime.runOnExecutor { try ImageEncoder.png(image) })
             case let .external(url):
                 let entry = try await manager.entry(
                     for: AssetRequest(url: url),
@@ -42,7 +42,7 @@ extension AnimationUtil {
             }
         }
         // Rewriting the JSON with base64 images and deflating the archive are CPU work of the archive's size.
-        let animation = try await manager.runOnExecutor {
+        let animation = try await manager.runtime.runOnExecutor {
             try loaded.animation.embeddingImages(options: configuration.parsingOptions) { location in
                 location.id.flatMap { inlined[$0] }
             }
@@ -55,7 +55,7 @@ extension AnimationUtil {
             ),
             animations: [DotLottieAnimation(id: animationID, animation: animation)], images: [:]
         )
-        return try await manager.runOnExecutor { try archive.archiveData(layout: layout) }
+        return try await manager.runtime.runOnExecutor { try archive.archiveData(layout: layout) }
     }
 
     /// Writes the archive of `url`; see `exportDotLottie(for:id:options:storageType:layout:)`.

@@ -79,7 +79,7 @@ extension VideoDownloads {
         if start > 0, let validator = progress.info?.rangeValidator {
             request.setValue(validator, forHTTPHeaderField: "If-Range")
         }
-        let response = try await manager.stream(request)
+        let response = try await manager.runtime.stream(request)
         let head = response.head
         switch head.statusCode {
         case 206:

@@ -165,7 +165,7 @@ public final class HLSUtil: Sendable {
             urlRequest.setValue("bytes=\(range.lowerBound)-\(range.upperBound - 1)", forHTTPHeaderField: "Range")
         }
         counters.withLock { $0.originRequests += 1 }
-        let response = try await manager.load(urlRequest)
+        let response = try await manager.runtime.load(urlRequest)
         counters.withLock { $0.bytesFetched += response.data.count }
         switch (response.statusCode, range) {
         case (200, nil):

@@ -106,7 +106,7 @@ struct FailureTests {
         let url = environment.serve(
             "/liar", testBytes(count: 5_000), contentType: "video/mp4", behavior: .init(contentLengthOffset: 40))
 
-        let response = try await environment.manager.stream(URLRequest(url: url))
+        let response = try await environment.manager.runtime.stream(URLRequest(url: url))
         await #expect(throws: AssetsError.lengthMismatch(url: url, expected: 5_040, received: 5_000)) {
             _ = try await response.body.collect()
         }

@@ -18,7 +18,7 @@ struct RetrySlotTests {
             behavior: .init(failNext: 8, failStatus: 503, retryAfter: 600))
         let healthy = environment.serve("/healthy", testBytes(count: 20_000, seed: 2))
         let manager = environment.manager
-        #expect(manager.fetchLimiter.limit == 8)
+        #expect(manager.runtime.fetchLimiter.limit == 8)
         let waiting = (0..<8).map { index in
             Task { try await manager.data(for: AssetRequest(url: busy, version: "busy-\(index)")) }
         }
@@ -40,7 +40,7 @@ struct RetrySlotTests {
         for other in others { #expect(try await other.value == testBytes(count: 20_000, seed: 2)) }
         #expect(environment.origin.requests(for: "/healthy").map(\.status) == Array(repeating: 200, count: 12))
         #expect(environment.origin.requestCount(for: "/busy") == 8, "no retry has been sent yet")
-        #expect(manager.fetchLimiter.peakConcurrency <= 8)
+        #expect(manager.runtime.fetchLimiter.peakConcurrency <= 8)
 
         // And the waiting retries end when their asks are cancelled, without another request
         for task in waiting { task.cancel() }
@@ -61,22 +61,26 @@ struct RetrySlotTests {
         let third = environment.serve("/third", testBytes(count: 1_000, seed: 3))
         let manager = environment.manager
         let lowThenHigh = LivePriority(.low)
-        let retried = Task { try await manager.data(for: AssetRequest(url: flaky), priority: lowThenHigh) }
+        let retried = Task {
+            try await LivePriority.$current.withValue(lowThenHigh) {
+                try await manager.data(for: AssetRequest(url: flaky))
+            }
+        }
         try await origin.waitForInFlight(path: "/flaky", count: 1)
         let waitedFirst = Task { try await manager.data(for: AssetRequest(url: second)) }
-        try await waitUntil("the second download queues") { manager.fetchLimiter.waitingCount == 1 }
+        try await waitUntil("the second download queues") { manager.runtime.fetchLimiter.waitingCount == 1 }
 
         // When the 503 arrives
         origin.release("/flaky")
 
         // Then the slot goes to the download that was waiting, and the retry queues behind it
         try await origin.waitForInFlight(path: "/second", count: 1, timeout: .seconds(60))
-        try await waitUntil("the retry queues") { manager.fetchLimiter.waitingCount == 1 }
+        try await waitUntil("the retry queues") { manager.runtime.fetchLimiter.waitingCount == 1 }
         #expect(origin.requestCount(for: "/flaky") == 1)
 
         // When a normal download queues too, and the retry's ask is raised to high
         let queuedLater = Task { try await manager.data(for: AssetRequest(url: third)) }
-        try await waitUntil("the third download queues") { manager.fetchLimiter.waitingCount == 2 }
+        try await waitUntil("the third download queues") { manager.runtime.fetchLimiter.waitingCount == 2 }
         lowThenHigh.value = .high
         origin.release("/second")
 
@@ -88,6 +92,6 @@ struct RetrySlotTests {
         #expect(try await waitedFirst.value == testBytes(count: 1_000, seed: 2))
         #expect(try await queuedLater.value == testBytes(count: 1_000, seed: 3))
         #expect(origin.requests(for: "/flaky").map(\.status) == [503, 200])
-        #expect(manager.fetchLimiter.peakConcurrency == 1)
+        #expect(manager.runtime.fetchLimiter.peakConcurrency == 1)
     }
 }

@@ -41,7 +41,7 @@ import FoundationNetworking
         let url = environment.serve("/whole.bin", body)
 
         // When it is streamed through the manager
-        let response = try await environment.manager.stream(URLRequest(url: url))
+        let response = try await environment.manager.runtime.stream(URLRequest(url: url))
         let received = try await response.body.collect()
 
         // Then the body is whole and counted once
@@ -59,7 +59,7 @@ import FoundationNetworking
         let url = environment.serve("/flaky.bin", body, behavior: .init(failNext: 1, failStatus: 503))
 
         // When it is streamed
-        let response = try await environment.manager.stream(URLRequest(url: url))
+        let response = try await environment.manager.runtime.stream(URLRequest(url: url))
 
         // Then the caller sees only the second answer
         #expect(response.head.statusCode == 200)
@@ -75,7 +75,7 @@ import FoundationNetworking
         let url = environment.serve("/liar.bin", testBytes(count: 5_000), behavior: .init(contentLengthOffset: 40))
 
         // When it is streamed, then the body ends with a typed error, never quietly short
-        let response = try await environment.manager.stream(URLRequest(url: url))
+        let response = try await environment.manager.runtime.stream(URLRequest(url: url))
         await #expect(throws: AssetsError.self) { _ = try await response.body.collect() }
     }
 
@@ -87,7 +87,7 @@ import FoundationNetworking
 
         // When it is streamed, then it is refused before any body byte is handed on
         await #expect(throws: AssetsError.responseTooLarge(url: url, limit: 4_096)) {
-            _ = try await environment.manager.stream(URLRequest(url: url))
+            _ = try await environment.manager.runtime.stream(URLRequest(url: url))
         }
     }
 

@@ -109,7 +109,7 @@ struct ExecutorTests {
         let plain = ThreadPoolExecutor(threadCount: 1, name: "plain-pool")
 
         // When a job asks its thread's nice value on each
-        let managed = try await manager.runOnExecutor { getpriority(which, 0) }
+        let managed = try await manager.runtime.runOnExecutor { getpriority(which, 0) }
         let unchanged = await withTaskExecutorPreference(plain) { getpriority(which, 0) }
 
         // Then
@@ -170,7 +170,7 @@ struct ExecutorTests {
         #expect(value.value == "HELLO")
         #expect(threads.onPool.withLock { $0 } == [true, true, true])
         #expect(pool.executedJobCount == 2)
-        #expect(manager.executor === pool)
+        #expect(manager.runtime.executor === pool)
     }
 
     @Test("work blocked on the executor leaves the cooperative pool free")
@@ -229,7 +229,7 @@ struct ExecutorTests {
         let ran = SharedCount()
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await manager.runOnExecutor { ran.add() }
+            return try await manager.runtime.runOnExecutor { ran.add() }
         }
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(ran.value == 0)

@@ -40,7 +40,7 @@ struct DecodeHold {
         let holding = SharedCount()
         let gate = self.gate
         task = Task {
-            try await manager.decodeLimiter.run {
+            try await manager.runtime.decodeLimiter.run {
                 holding.add()
                 await gate.wait()
             }
@@ -101,7 +101,7 @@ struct KeptDownloadTests {
             }
         }
         try await waitUntil("the bytes arrived and the decode waits") {
-            progress.withLock { $0 } == 1 && environment.manager.decodeLimiter.waitingCount == 1
+            progress.withLock { $0 } == 1 && environment.manager.runtime.decodeLimiter.waitingCount == 1
         }
         first.cancel()
         await #expect(throws: CancellationError.self) { try await first.value }
@@ -150,7 +150,7 @@ struct KeptDownloadTests {
         defer { environment.tearDown() }
         let second = Task { try await pipeline.value(for: request, options: .init(), storageType: .disk) }
         try await waitUntil("the second ask's fetch is under way") {
-            environment.manager.requestPool.inFlightCount == 1
+            environment.manager.runtime.requestPool.inFlightCount == 1
         }
         await abandoned.loader.open()
         let result = try await second.value
@@ -225,7 +225,7 @@ struct KeptDownloadTests {
             disk.heldCount == 3 && manager.fetchStatistics.abandonedDownloadsDropped == 5
         }
         #expect(manager.stagedWriteBytes == 3 * size)
-        #expect(manager.pendingWrites.peakStagedBytes == 3 * size)
+        #expect(manager.runtime.pendingWrites.peakStagedBytes == 3 * size)
 
         // And once the backend catches up, exactly those three are stored
         disk.releaseAll()

@@ -53,16 +53,16 @@ struct StagedWriteTests {
 
         // Then three are staged (their stores held) and the rest wait for room, never staged beyond the limit
         try await waitUntil("three stores held, the rest waiting for room") {
-            disk.heldCount == 3 && manager.pendingWrites.roomWaiterCount == 7
+            disk.heldCount == 3 && manager.runtime.pendingWrites.roomWaiterCount == 7
         }
         #expect(manager.stagedWriteBytes == limit)
-        #expect(manager.pendingWrites.peakStagedBytes == limit)
+        #expect(manager.runtime.pendingWrites.peakStagedBytes == limit)
 
         // And once the disk catches up, every ask finishes and every entry is stored, still within the limit
         disk.releaseAll()
         try await asks.value
         await manager.shutdown()
-        #expect(manager.pendingWrites.peakStagedBytes <= limit)
+        #expect(manager.runtime.pendingWrites.peakStagedBytes <= limit)
         #expect(manager.stagedWriteBytes == 0)
         #expect(await disk.inner.keys.count == 10)
     }
@@ -78,14 +78,14 @@ struct StagedWriteTests {
 
         // When a larger entry is stored
         let large = Task { try await Self.stage(3 * Self.entrySize, as: "large", in: manager) }
-        try await waitUntil("the large entry waits") { manager.pendingWrites.roomWaiterCount == 1 }
+        try await waitUntil("the large entry waits") { manager.runtime.pendingWrites.roomWaiterCount == 1 }
         #expect(manager.stagedWriteBytes == 1_000)
 
         // Then it is staged once the small one is written, alone
         disk.releaseAll()
         try await large.value
         await manager.shutdown()
-        #expect(manager.pendingWrites.peakStagedBytes == 3 * Self.entrySize)
+        #expect(manager.runtime.pendingWrites.peakStagedBytes == 3 * Self.entrySize)
         #expect(await disk.inner.keys.count == 2)
     }
 
@@ -97,11 +97,11 @@ struct StagedWriteTests {
         try await Self.stage(Self.entrySize, as: "first", in: manager)
         try await waitUntil("the first store is held") { disk.heldCount == 1 }
         let waiting = Task { try await Self.stage(Self.entrySize, as: "cancelled", in: manager) }
-        try await waitUntil("the second waits for room") { manager.pendingWrites.roomWaiterCount == 1 }
+        try await waitUntil("the second waits for room") { manager.runtime.pendingWrites.roomWaiterCount == 1 }
 
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
-        #expect(manager.pendingWrites.roomWaiterCount == 0)
+        #expect(manager.runtime.pendingWrites.roomWaiterCount == 0)
         disk.releaseAll()
         await manager.shutdown()
         #expect(await disk.inner.keys == ["first"])
@@ -127,7 +127,7 @@ struct StagedWriteTests {
         }
 
         // Then shutdown waits for the store, and returns once the bytes are in the backend
-        try await waitUntil("shutdown waits for the write") { manager.pendingWrites.flushWaiterCount == 1 }
+        try await waitUntil("shutdown waits for the write") { manager.runtime.pendingWrites.flushWaiterCount == 1 }
         #expect(finished.value == 0)
         disk.releaseAll()
         await shutdown.value
@@ -165,7 +165,7 @@ struct StagedWriteTests {
         defer { directory.remove() }
         let (manager, disk) = try Self.slowManager(directory, limit: 1 << 20)
         let gate = AsyncGate()
-        manager.runInBackground {
+        manager.runtime.runInBackground {
             await gate.wait()
             try? await Self.stage(1, as: "derived", in: manager)
         }

@@ -26,7 +26,7 @@ extension DiskCache {
     }
 
     /// The pins held.
-    public var pins: [Pin] { state.withLock { $0.pins.pins } }
+    package var pins: [Pin] { state.withLock { $0.pins.pins } }
 
     /// The keys of the entry files, in batches of `batchSize`; a file whose key the index has not
     /// learnt is read once (its header only).

@@ -193,7 +193,7 @@ public final class DiskCache: CacheBackend {
     /// stops.
     ///
     /// Deinit does the same; call this when another instance must open the directory right away.
-    public func close() async {
+    package func close() async {
         _ = try? await onQueue(writeQueue) { [self] in releaseLock() }
         indexed.open()
     }
@@ -205,12 +205,12 @@ public final class DiskCache: CacheBackend {
     /// file. Whole-cache operations (`statistics()`, `removeEntries(_:)`, `removeExpired()`,
     /// `storedKeys(batchSize:)`, pinning an asset) wait for this themselves. After a crash, at a million
     /// entries, the pass takes seconds (see the `disk-scale` benchmark rows).
-    public func waitUntilIndexed() async {
+    package func waitUntilIndexed() async {
         await indexed.wait()
     }
 
     /// Whether the pass at open has ended.
-    public var isIndexed: Bool { state.withLock { $0.isComplete } }
+    package var isIndexed: Bool { state.withLock { $0.isComplete } }
 
     // MARK: CacheBackend
 
@@ -283,7 +283,7 @@ public final class DiskCache: CacheBackend {
     }
 
     /// Writes the last-access times held in memory to the files' modification times.
-    public func flushAccessTimes() async {
+    package func flushAccessTimes() async {
         _ = try? await onQueue(writeQueue) { [self] in saveAccessTimes() }
     }
 

@@ -5,43 +5,14 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-extension AssetsManager {
-    /// The cache key of `request`: its explicit key, else the key factory's text for its URL with its version,
-    /// and the headers that may choose a representation (see `AssetRequest.headers`) as `@headers(…)`.
-    public func cacheKey(for request: AssetRequest) -> CacheKey {
-        if let key = request.key { return key }
-        let key = CacheKey(configuration.keyFactory.key(for: request.url), version: request.version)
-        return request.keyedHeadersIdentifier.map(key.variant) ?? key
-    }
-
-    /// Returns the asset's entry from the backend for `storageType`, fetching it on a miss.
-    ///
-    /// A fresh cached entry returns at once; a stale one is revalidated with a conditional GET (a 304
-    /// keeps the bytes and refreshes the metadata), or served at once under `stale-while-revalidate`
-    /// while one background request revalidates it, or served when the origin fails under
-    /// `stale-if-error`. Concurrent asks for the same key, storage and cache policy share one flight,
-    /// and the cache lookup runs inside it, so an ask that comes just after a flight finished reads
-    /// its result instead of downloading again; asks through different storage types share the download
-    /// itself, and each storage gets the bytes. A fetch is cancelled only when all askers are (a body that had
-    /// arrived by then is stored all the same, within `stagedWriteLimit`), and runs at the highest priority of
-    /// its askers: `priority` (else `LivePriority.current`, else the request's).
-    /// Transient failures are retried per `configuration.retryPolicy`. A response with
-    /// `Cache-Control: no-store` is returned but not stored.
-    ///
-    /// The result is returned before it is written: the write runs in the background and reads see
-    /// it meanwhile (`waitForPendingWrites()` awaits it). To decode, process or keep decoded objects in
-    /// memory, use an `AssetPipeline` (or a util built on one): the one way to decode through the manager,
-    /// which coalesces each stage by its own key.
-    ///
-    /// - Throws: `AssetsError.httpStatus`, `.networkFailure`, `.lengthMismatch`,
-    ///   `.responseTooLarge`, `.notCached` (for `.cacheOnly`), or `CancellationError`.
-    public func entry(
-        for request: AssetRequest,
-        storageType: StorageType = .disk,
-        priority: LivePriority? = nil,
+extension PipelineRuntime {
+    /// The byte ask behind `AssetsManager.data(for:storageType:progress:)`: the fetch stage with every tier
+    /// stored, the write committed at once (nothing decodes the bytes), and one background revalidation when
+    /// the entry was served stale.
+    func entry(
+        for request: AssetRequest, route: StorageRoute, priority: LivePriority? = nil,
         progress: (@Sendable (FetchProgress) -> Void)? = nil
     ) async throws -> CacheEntry {
-        let route = try self.route(for: storageType)
         let fetched = try await LivePriority.withAskPriority(priority, request: request) {
             try await fetchOriginal(
                 request, route: route, bytesOnly: false, tracking: FetchTracking(progress: progress))
@@ -50,191 +21,26 @@ extension AssetsManager {
             revalidateInBackground(fetched.key, route: route, bytesOnly: false) { [self] in
                 var revalidation = request
                 revalidation.cachePolicy = .revalidate
-                _ = try await entry(for: revalidation, storageType: storageType)
+                _ = try await entry(for: revalidation, route: route)
             }
         }
         fetched.staged.map(pendingWrites.commit)
         return fetched.entry
     }
 
-    /// Returns the asset's bytes; see `entry(for:storageType:priority:progress:)`.
-    public func data(
-        for request: AssetRequest,
-        storageType: StorageType = .disk,
-        priority: LivePriority? = nil,
-        progress: (@Sendable (FetchProgress) -> Void)? = nil
-    ) async throws -> Data {
-        try await entry(for: request, storageType: storageType, priority: priority, progress: progress).data
-    }
-
-    /// Fetches `request`'s bytes into `storageType`'s byte tiers unless they are there (a prefetch: nothing
-    /// decodes them, and a memory tier is left alone).
-    func prefetchBytes(_ request: AssetRequest, storageType: StorageType) async throws {
-        let route = try self.route(for: storageType)
+    /// Fetches `request`'s bytes into `route`'s byte tiers unless they are there (a prefetch: nothing decodes
+    /// them, and a memory tier is left alone).
+    func prefetchBytes(_ request: AssetRequest, route: StorageRoute) async throws {
         let fetched = try await fetchOriginal(request, route: route, bytesOnly: true)
         fetched.staged.map(pendingWrites.commit)
         if fetched.revalidatesInBackground {
             revalidateInBackground(fetched.key, route: route, bytesOnly: true) { [self] in
                 var revalidation = request
                 revalidation.cachePolicy = .revalidate
-                try await prefetchBytes(revalidation, storageType: storageType)
+                try await prefetchBytes(revalidation, route: route)
             }
         }
     }
-
-    /// A snapshot of the fetch counters.
-    public var fetchStatistics: FetchStatistics {
-        var statistics = fetchCounters.withLock { $0 }
-        statistics.joins = joinCounter.value
-        statistics.storeFailures = pendingWrites.failureCount
-        return statistics
-    }
-
-    /// Sends `request` through the loader with the retry policy and returns a checked response.
-    ///
-    /// Use this for requests the cache does not handle as whole entries (byte ranges): it counts
-    /// origin requests, retries and bytes like every fetch, checks the body length, and makes only the
-    /// connections `configuration.fetchPolicy` allows.
-    public func load(
-        _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)? = nil
-    ) async throws -> DataResponse {
-        try await retrying(request, inDownloadSlots: false) { try await loadAttempt(request, progress: progress) }
-    }
-
-    /// Sends `request` through the loader and returns as soon as the response head arrived, the body
-    /// streaming behind it.
-    ///
-    /// Transient failures and statuses are retried per the retry policy until a head arrives (never once
-    /// body bytes were handed on). Origin requests and bytes are counted like every fetch, and the body is
-    /// checked as it arrives against `Configuration.maxResponseSize` and, when it ends, against its
-    /// `Content-Length`; its transport errors arrive as `AssetsError.networkFailure`. Only the connections
-    /// `configuration.fetchPolicy` allows are made. Use this where a reader wants the first bytes before the
-    /// last (video, progressive previews).
-    ///
-    /// - Throws: `AssetsError` and `CancellationError` before the head, as `load(_:progress:)`.
-    public func stream(_ request: URLRequest) async throws -> StreamedResponse {
-        try await retrying(request, inDownloadSlots: false) {
-            try await loader.stream(request, policy: configuration.fetchPolicy)
-        } finish: { response in
-            checkingBody(of: response, requested: request.url)
-        }
-    }
-
-    private func loadAttempt(
-        _ request: URLRequest, progress: (@Sendable (FetchProgress) -> Void)?
-    ) async throws -> DataResponse {
-        let response = try await loader.load(request, policy: configuration.fetchPolicy, progress: progress)
-        fetchCounters.withLock { $0.bytesDownloaded += response.data.count }
-        try checkLength(received: response.data.count, of: response.head)
-        return response
-    }
-
-    /// `response` with its body counted and checked as it arrives: the size limit on every piece, the
-    /// `Content-Length` at the end, transport errors wrapped.
-    private func checkingBody(of response: StreamedResponse, requested: URL?) -> StreamedResponse {
-        let url = requested ?? response.head.url
-        let head = response.head
-        let received = Mutex(0)
-        let limit = configuration.maxResponseSize
-        var response = response
-        response.body = response.body.checking(
-            piece: { [self] piece in
-                let total = received.withLock { received -> Int in
-                    received += piece.count
-                    return received
-                }
-                fetchCounters.withLock { $0.bytesDownloaded += piece.count }
-                if total > limit { throw AssetsError.responseTooLarge(url: head.url, limit: limit) }
-            },
-            end: { [self] in try checkLength(received: received.withLock { $0 }, of: head) },
-            failure: { [self] error in
-                if Self.isCancellation(error) { return CancellationError() }
-                return wrap(error, url: url)
-            }
-        )
-        return response
-    }
-
-    /// Runs attempts of `request` until one answers with a status that is not transient, or the retry policy
-    /// gives up, and returns what `finish` makes of that answer.
-    ///
-    /// With `inDownloadSlots`, each attempt and its `finish` hold a download slot (the host's, then the
-    /// manager's); the wait between attempts (the backoff, or the `Retry-After` a 429 or 503 asks for) holds
-    /// none, and the next attempt queues again at the ask's priority as it is then.
-    private func retrying<Response: Sendable, Result: Sendable>(
-        _ request: URLRequest, inDownloadSlots: Bool, _ attempt: () async throws -> Response,
-        finish: (Response) async throws -> Result
-    ) async throws -> Result where Response: RespondingWithHead {
-        let policy = configuration.retryPolicy
-        let url = request.url ?? URL(fileURLWithPath: "/")
-        var attempts = 0
-        while true {
-            attempts += 1
-            let mayRetry = attempts < policy.maxAttempts
-            func run() async throws -> RetryOutcome<Result> {
-                fetchCounters.withLock { $0.originRequests += 1 }
-                let response: Response
-                do {
-                    response = try await attempt()
-                } catch {
-                    if Self.isRefusalBeforeConnecting(error, of: url) {
-                        // Counted as a request when it started; it never reached the origin.
-                        fetchCounters.withLock {
-                            $0.originRequests -= 1
-                            $0.refusals += 1
-                        }
-                    }
-                    if Self.isCancellation(error) || Task.isCancelled { throw CancellationError() }
-                    guard mayRetry, RetryPolicy.isTransient(error) else { throw wrap(error, url: url) }
-                    return .retry(after: policy.delay(afterAttempt: attempts, retryAfter: nil))
-                }
-                let head = response.head
-                if mayRetry, RetryPolicy.isTransient(status: head.statusCode) {
-                    let retryAfter = RetryPolicy.retryAfter(
-                        head.header("retry-after"), date: head.header("date"), now: configuration.now())
-                    return .retry(after: policy.delay(afterAttempt: attempts, retryAfter: retryAfter))
-                }
-                return .finished(try await finish(response))
-            }
-            let outcome = inDownloadSlots ? try await inDownloadSlot(for: url, run) : try await run()
-            switch outcome {
-            case .finished(let result): return result
-            case .retry(let delay): try await pause(delay)
-            }
-        }
-    }
-
-    /// Runs attempts of `request` as `retrying(_:inDownloadSlots:_:finish:)` does, returning the answer itself.
-    private func retrying<Response: Sendable & RespondingWithHead>(
-        _ request: URLRequest, inDownloadSlots: Bool, _ attempt: () async throws -> Response
-    ) async throws -> Response {
-        try await retrying(request, inDownloadSlots: inDownloadSlots, attempt, finish: { $0 })
-    }
-
-    /// Runs `operation` holding a download slot: its host's first (when the fetch policy bounds hosts), then
-    /// one of the manager's, so that a busy host never holds the manager's slots while its downloads queue.
-    private func inDownloadSlot<T: Sendable>(for url: URL, _ operation: () async throws -> T) async throws -> T {
-        guard let hostLimiter else { return try await fetchLimiter.run(operation) }
-        return try await hostLimiter.run(host: HostLimiter.host(of: url)) { try await fetchLimiter.run(operation) }
-    }
-
-    private static func isCancellation(_ error: any Error) -> Bool {
-        error is CancellationError || (error as? URLError)?.code == .cancelled
-    }
-
-    /// Whether `error` is the fetch policy refusing `url` itself, before any connection: a refusal at a redirect
-    /// names the redirect's target, or the redirect limit or loop, after the first hop reached the origin.
-    private static func isRefusalBeforeConnecting(_ error: any Error, of url: URL) -> Bool {
-        guard case .fetchRefused(let refused, let refusal)? = error as? AssetsError, refused == url else {
-            return false
-        }
-        switch refusal {
-        case .scheme, .host, .address: return true
-        case .redirectLimit, .redirectLoop: return false
-        }
-    }
-
-    // MARK: The fetch stage
 
     /// The fetch stage: the stored bytes when the cache policy accepts them, else the network.
     ///
@@ -402,35 +208,6 @@ extension AssetsManager {
         return FetchedOriginal(key: key, entry: entry, source: .network, staged: staged)
     }
 
-    /// Loads `urlRequest` in a download slot, retrying outside it; with `streamingPieces`, streams the body and
-    /// passes each piece of a complete representation (200, 203) on with its progress report.
-    private func transfer(
-        _ urlRequest: URLRequest, streamingPieces: Bool, report: @escaping @Sendable (FetchProgress) -> Void
-    ) async throws -> DataResponse {
-        guard streamingPieces else {
-            return try await retrying(urlRequest, inDownloadSlots: true) {
-                try await loadAttempt(urlRequest, progress: report)
-            }
-        }
-        return try await retrying(urlRequest, inDownloadSlots: true) {
-            try await loader.stream(urlRequest, policy: configuration.fetchPolicy)
-        } finish: { response in
-            let response = checkingBody(of: response, requested: urlRequest.url)
-            let head = response.head
-            let passesPieces = head.statusCode == 200 || head.statusCode == 203
-            let expected = head.contentLength.map(Int64.init)
-            // Grown as bytes arrive: a declared length is not trusted with an allocation.
-            var data = Data()
-            for try await piece in response.body {
-                data.append(piece)
-                report(
-                    FetchProgress(
-                        receivedBytes: Int64(data.count), expectedBytes: expected, piece: passesPieces ? piece : nil))
-            }
-            return DataResponse(url: head.url, statusCode: head.statusCode, headers: head.headers, data: data)
-        }
-    }
-
     /// Stages a valid entry and starts writing it; reads see it until the write is done. Waits for room while
     /// staged writes are at their byte limit.
     ///
@@ -509,43 +286,84 @@ extension AssetsManager {
         fetchCounters.withLock { $0.backgroundRevalidations += 1 }
         try? await revalidation()
     }
+}
 
-    private func checkLength(received: Int, of head: ResponseHead) throws {
-        // Loaders other than URLSessionLoader may not enforce the limit themselves.
-        if received > configuration.maxResponseSize {
-            throw AssetsError.responseTooLarge(url: head.url, limit: configuration.maxResponseSize)
+extension PipelineRuntime {
+    // MARK: Downloads kept after their askers left
+
+    // Cancellation stops work that has not happened, never bytes that arrived: what a download or fetch flight
+    // returns after every asker left is staged if staged writes have room (`stagedWriteLimit`), then validated in
+    // the background by the pipeline that asked and written, so the next ask for it is a storage hit.
+
+    /// Counts a flight that every asker left in `keptDownloads` until it ended and `keep` ran on what it returned,
+    /// so `waitForPendingWrites()` and `shutdown()` wait for the bytes it keeps.
+    func keepingAbandoned<Value>(
+        _ keep: @escaping @Sendable (Value) async -> Void
+    ) -> FlightAbandonment<Value> {
+        FlightAbandonment(
+            begin: { [keptDownloads] in keptDownloads.begin() },
+            end: { [self] value in
+                if let value { await keep(value) }
+                keptDownloads.end()
+            })
+    }
+
+    /// Keeps a download staged unvalidated that no asker waits for: validated in the background by the pipeline
+    /// that asked (`FetchTracking.keepAbandoned`), else committed as the manager's byte fetches commit theirs.
+    func keep(_ fetched: FetchedOriginal, tracking: FetchTracking) {
+        guard let staged = fetched.staged else { return }
+        if let keepAbandoned = tracking.keepAbandoned {
+            keepAbandoned(staged, fetched.entry)
+        } else {
+            pendingWrites.commit(staged)
         }
-        guard let declared = head.contentLength, head.header("content-encoding") == nil,
-            head.statusCode != 304, declared != received
-        else { return }
-        throw AssetsError.lengthMismatch(url: head.url, expected: declared, received: received)
-    }
-
-    private func pause(_ seconds: TimeInterval) async throws {
-        fetchCounters.withLock { $0.retries += 1 }
-        if seconds > 0 { try await Task.sleep(nanoseconds: UInt64(seconds * 1e9)) }
-    }
-
-    private func wrap(_ error: Error, url: URL) -> Error {
-        if error is AssetsError { return error }
-        if let urlError = error as? URLError {
-            return AssetsError.networkFailure(
-                url: url, code: urlError.code.rawValue, reason: urlError.localizedDescription)
-        }
-        return AssetsError.networkFailure(url: url, code: 0, reason: String(describing: error))
     }
 }
 
-/// What one attempt of a fetch came to: an answer to return, or a wait before the next attempt.
-private enum RetryOutcome<Result: Sendable>: Sendable {
-    case finished(Result)
-    case retry(after: TimeInterval)
+/// What the request pool coalesces on: the same key into the same storage.
+struct FetchKey: Hashable, Sendable {
+    var key: CacheKey
+    var storageType: StorageType
+    /// A `.reload` must not join a `.useCache` flight, which may answer from the cache.
+    var cachePolicy: AssetRequest.CachePolicy
 }
 
-/// A response whose status decides whether to retry it.
-protocol RespondingWithHead {
-    var head: ResponseHead { get }
+/// What download flights coalesce on: what is fetched, whatever storage each asker reads and writes.
+struct DownloadKey: Hashable, Sendable {
+    var key: CacheKey
+    /// The validators of a conditional GET: a 304 answers only an asker that holds those bytes.
+    var etag: String?
+    var lastModified: String?
 }
 
-extension DataResponse: RespondingWithHead {}
-extension StreamedResponse: RespondingWithHead {}
+/// How one ask follows its fetch: progress reports, and whether a download it starts streams its body so
+/// that those reports carry the pieces.
+struct FetchTracking: Sendable {
+    var progress: (@Sendable (FetchProgress) -> Void)?
+    var receivesBodyPieces = false
+    /// What becomes of a download staged unvalidated once no asker waits for it (every asker left after its
+    /// bytes arrived): the pipeline validates it in the background, then commits or discards it. Without it (the
+    /// manager's byte fetches, which store what they download unvalidated) the staging is committed.
+    var keepAbandoned: (@Sendable (PendingWrites.Token, CacheEntry) -> Void)?
+
+    static let none = FetchTracking()
+
+    /// The same wishes, reported through a flight's `report` to every asker of the flight.
+    func forwarding(to report: @escaping @Sendable (FetchProgress) -> Void) -> FetchTracking {
+        FetchTracking(progress: report, receivesBodyPieces: receivesBodyPieces, keepAbandoned: keepAbandoned)
+    }
+}
+
+/// What the fetch stage found: the entry, where it came from, and its staged write, if any.
+struct FetchedOriginal: Sendable {
+    var key: CacheKey
+    var entry: CacheEntry
+    var source: AssetSource
+    /// A download staged unvalidated: commit it once it decoded, or discard it.
+    var staged: PendingWrites.Token?
+    /// Bytes read back from a staging that still waits for its decode (another flight's download, or one kept
+    /// after its askers left): the pipeline commits it once they decode.
+    var awaitingValidation: PendingWrites.Token?
+    /// Served stale under `stale-while-revalidate`: the caller starts one background revalidation.
+    var revalidatesInBackground = false
+}
