@@ -14,7 +14,7 @@ func runImageProcessingBenchmarks(table: BenchmarkTable) async throws {
     )
     try addResizeRow(
         table, name: "resize 1024x1024 -> 256x256", image: square,
-        processor: .resize(width: 256, height: 256), naiveSize: (256, 256), repetitions: 15
+        processor: .resize(size: PixelSize(width: 256, height: 256)), naiveSize: (256, 256), repetitions: 15
     )
     try addResizeRow(
         table, name: "resize 500x400 -> 96x96 fill+crop (avatar)", image: decoded,

@@ -171,7 +171,7 @@ private func runEncodedHits(table: BenchmarkTable, origin: SampleOrigin) async t
     let manager = try AssetsManager(configuration: .init(diskDirectory: directory))
     let util = ImageUtil(manager: manager)
     let style = AvatarStyle.circle(diameter: 96)
-    let format = ImageUtil.VariantFormat.webp(quality: 80)
+    let format = ImageEncoder.webp(quality: 80)
     let calls = 2_000
     for storageType in [StorageType.hybrid(.image), .disk] {
         // `.hybrid` answers from the bytes its memory tier kept when the variant was made; `.disk` reads the file.

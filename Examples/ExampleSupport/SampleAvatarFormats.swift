@@ -5,7 +5,7 @@ import MediaAssetsImage
 enum SampleAvatarFormats {
     /// A lossy WebP at quality 85 (libwebp7, present on a fresh machine).
     static func webp(_ image: Image) throws -> Data {
-        try WebPEncoder(compression: .lossy(quality: 85)).encode(image)
+        try ImageEncoder.webp(quality: 85).encode(image)
     }
 
     /// An animated GIF of `image` in three frames that brighten and fade back (giflib, present on a fresh

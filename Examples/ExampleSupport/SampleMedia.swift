@@ -33,7 +33,7 @@ public struct SampleMedia: Sendable {
         let gold = RGBA(red: 0xF5, green: 0xC5, blue: 0x18), cream = RGBA(red: 0xFF, green: 0xF4, blue: 0xC2)
         badge.fillEllipse(centerX: 64, centerY: 64, radiusX: 60, radiusY: 60, color: gold)
         badge.fillEllipse(centerX: 64, centerY: 64, radiusX: 36, radiusY: 36, color: cream)
-        let badgePNG = try ImageEncoder.png(badge.image)
+        let badgePNG = try ImageEncoder.png.encode(badge.image)
         let json = "application/json"
         let archive = StoredZip.archive([
             ("manifest.json", Data(#"{"version":"1","animations":[{"id":"confetti"},{"id":"spinner"}]}"#.utf8)),
@@ -82,7 +82,7 @@ public struct SampleMedia: Sendable {
         let file: SampleFile
         switch userNumber {
         case _ where isPNG:
-            file = SampleFile(path: name + ".png", data: try ImageEncoder.png(image), contentType: "image/png")
+            file = SampleFile(path: name + ".png", data: try ImageEncoder.png.encode(image), contentType: "image/png")
         case 3, 17:
             file = SampleFile(
                 path: name + ".webp", data: try SampleAvatarFormats.webp(image), contentType: "image/webp")
@@ -92,7 +92,7 @@ public struct SampleMedia: Sendable {
             )
         default:
             file = SampleFile(
-                path: name + ".jpg", data: try ImageEncoder.jpeg(image, quality: 85), contentType: "image/jpeg"
+                path: name + ".jpg", data: try ImageEncoder.jpeg(quality: 85).encode(image), contentType: "image/jpeg"
             )
         }
         return SampleAvatar(userNumber: userNumber, side: side, file: file)

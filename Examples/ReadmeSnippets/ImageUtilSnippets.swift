@@ -11,7 +11,7 @@ func quickStartImages(manager: AssetsManager) async throws {
     // front of disk), the variant under "<key>@circle(96,border=2,#ffffffff)@auto-q85" (style@format).
     let avatar = try await images.image(for: url, style: .circle(diameter: 96, borderWidth: 2, borderColor: .white))
     let square = try await images.image(for: url, style: .rectangle(size: .square(64)))  // no new download
-    let png = try ImageEncoder.png(avatar)  // premultiplied RGBA8 in, PNG out
+    let png = try ImageEncoder.png.encode(avatar)  // premultiplied RGBA8 in, PNG out
     print(avatar.width, square.width, png.count, images.statistics)
 }
 

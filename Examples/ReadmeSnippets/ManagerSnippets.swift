@@ -46,7 +46,7 @@ func serviceTestManager(cacheDirectory: URL) throws -> AssetsManager {
 
 func fetchUserGivenURL(manager: AssetsManager, url: URL) async throws -> Data? {
     do {
-        return try await manager.data(for: AssetRequest(url: url))
+        return try await manager.entry(for: AssetRequest(url: url)).data
     } catch AssetsError.fetchRefused(let refusedURL, let refusal) {
         // e.g. "http://169.254.169.254/latest/meta-data/: 169.254.169.254 is a link-local address, …"
         print("refused \(refusedURL): \(refusal)")
@@ -57,7 +57,7 @@ func fetchUserGivenURL(manager: AssetsManager, url: URL) async throws -> Data? {
 // README: "Errors"
 func errorHandling(manager: AssetsManager, url: URL) async {
     do {
-        _ = try await manager.data(for: AssetRequest(url: url))
+        _ = try await manager.entry(for: AssetRequest(url: url)).data
     } catch let error as AssetsError {
         switch error {
         case .httpStatus(let code, let url): print("the server answered \(code) for \(url)")

@@ -18,7 +18,7 @@ enum DemoAnimations {
                     json += animation.data.count
                     for imageURL in animation.externalImageURLs(relativeTo: url) {
                         let request = AssetRequest(url: imageURL)
-                        assets += try await phase.manager.data(for: request, storageType: .hybrid(.image)).count
+                        assets += try await phase.manager.entry(for: request, storageType: .hybrid(.image)).data.count
                     }
                 }
             }

@@ -31,7 +31,7 @@ enum DemoImages {
                     "network \(after.networkFetches - before.networkFetches), "
                         + "disk \(after.storageHits - before.storageHits), "
                         + "memory \(after.memoryHits - before.memoryHits)  "
-                        + "(decodes \(after.decodes - before.decodes), renders \(after.renders - before.renders))"
+                        + "(decodes \(after.decodes - before.decodes), renders \(after.processes - before.processes))"
                 ),
                 ("served", "\(loaded.count) images, \(Formatting.bytes(pixelBytes)) of pixels"),
             ] + lines)

@@ -41,7 +41,7 @@ enum AvatarListTour {
             let now = images.statistics
             table.add([
                 String(page), "\(range.lowerBound + 1)-\(range.upperBound)",
-                String(now.networkFetches - before.networkFetches), String(now.renders - before.renders),
+                String(now.networkFetches - before.networkFetches), String(now.processes - before.processes),
                 String(now.memoryHits - before.memoryHits), String(now.storageHits - before.storageHits),
                 Formatting.duration(clock.now - pageStart),
             ])
@@ -51,7 +51,7 @@ enum AvatarListTour {
         table.print()
         let totals = images.statistics
         print(
-            "  totals: \(totals.networkFetches) downloads, \(totals.decodes) decodes, \(totals.renders) renders, "
+            "  totals: \(totals.networkFetches) downloads, \(totals.decodes) decodes, \(totals.processes) renders, "
                 + "\(totals.memoryHits) memory hits, \(totals.storageHits) disk hits, \(totals.failures) failures "
                 + "(origin requests: \(host.requestCount))")
         print("")
@@ -64,7 +64,7 @@ enum AvatarListTour {
             (rows[$0].userNumber, rows[$0].styleIndex) < (rows[$1].userNumber, rows[$1].styleIndex)
         }
         guard let sheet = ContactSheet.compose(order.map { styled[$0] }, columns: 12) else { return }
-        try ExampleDirectories.write(try ImageEncoder.png(sheet), to: output)
+        try ExampleDirectories.write(try ImageEncoder.png.encode(sheet), to: output)
         print(
             "Contact sheet: \(styled.count) styled avatars (a user's three styles side by side), "
                 + "\(sheet.width)x\(sheet.height) PNG")

@@ -21,8 +21,8 @@ enum ImageInspection {
 
         func encode(_ image: Image) throws -> Data {
             switch self {
-            case .png: return try ImageEncoder.png(image)
-            case .webp: return try WebPEncoder(compression: .lossy(quality: 80)).encode(image)
+            case .png: return try ImageEncoder.png.encode(image)
+            case .webp: return try ImageEncoder.webp(quality: 80).encode(image)
             }
         }
     }
@@ -38,16 +38,16 @@ enum ImageInspection {
         let encoded = try format.encode(image)
         try ExampleDirectories.write(encoded, to: output)
         // The original's bytes are cached by now: the summary reads only their headers (a GIF's blocks are
-        // walked without decompressing a pixel), and frames are decoded one at a time, only when asked for.
-        let original = try await manager.data(for: AssetRequest(url: url), storageType: .hybrid(.image))
-        let header = try ImageDecoder.header(of: original)
+        // walked without decompressing a pixel), and frames are decoded only when asked for.
+        let original = try await manager.entry(for: AssetRequest(url: url), storageType: .hybrid(.image)).data
+        let header = try ImageCodecRegistry.standard.header(of: original)
         let animation = try ImageCodecRegistry.standard.animationInfo(of: original)
         if let framesDirectory {
-            let reader = try AnimationFrameReader(data: original)
-            while let frame = try reader.nextFrame() {
-                let name = "frame-" + String(reader.nextIndex).leftPadded(to: 3) + ".png"
+            let frames = try ImageCodecRegistry.standard.decodeAnimation(original).frames
+            for (index, frame) in frames.enumerated() {
+                let name = "frame-" + String(index + 1).leftPadded(to: 3) + ".png"
                 try ExampleDirectories.write(
-                    try ImageEncoder.png(frame.image), to: framesDirectory.appendingPathComponent(name)
+                    try ImageEncoder.png.encode(frame.image), to: framesDirectory.appendingPathComponent(name)
                 )
             }
         }

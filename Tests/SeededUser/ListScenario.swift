@@ -265,7 +265,7 @@ enum ListScenario {
         context: inout ScenarioContext
     ) async {
         let transparent = list.style.identifier.hasPrefix("circle")
-        let format: ImageUtil.VariantFormat = transparent || context.chance(0.5) ? .png : .jpeg(quality: 90)
+        let format: ImageEncoder = transparent || context.chance(0.5) ? .png : .jpeg(quality: 90)
         do {
             let encoded = try await list.util.encodedImage(
                 for: origin.url(for: path), style: list.style, format: format)

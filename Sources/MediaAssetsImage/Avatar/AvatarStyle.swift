@@ -19,7 +19,7 @@ public struct AvatarStyle: ImageProcessing, Hashable {
     /// The size the style produces, which the original is decoded toward; `nil` for the full size.
     public let targetSize: PixelSize?
     /// The processors the style runs, in order.
-    public let processors: ImageProcessors.Composition
+    package let processors: ImageProcessors.Composition
     /// Whether this is `.original`, the image as decoded, kept under the original's own key. A style of your
     /// own never is, even one named `original`: its result is a variant, keyed `<key>@<identifier>`.
     public let isOriginal: Bool
@@ -34,7 +34,7 @@ public struct AvatarStyle: ImageProcessing, Hashable {
         self.init(identifier: identifier, targetSize: targetSize, processors: processors, validation: {})
     }
 
-    private init(
+    fileprivate init(
         identifier: String, targetSize: PixelSize?, processors: [any ImageProcessing], isOriginal: Bool = false,
         validation: @escaping @Sendable () throws -> Void
     ) {
@@ -43,58 +43,6 @@ public struct AvatarStyle: ImageProcessing, Hashable {
         self.targetSize = targetSize
         self.processors = ImageProcessors.Composition(processors)
         self.validation = validation
-    }
-
-    /// The image as decoded, unprocessed.
-    public static let original = AvatarStyle(
-        identifier: "original", targetSize: nil, processors: [], isOriginal: true, validation: {})
-
-    /// Scaled to fill `size`, centre cut to exactly `size`.
-    public static func rectangle(size: PixelSize) -> AvatarStyle {
-        let identifier = "rectangle(\(size))"
-        return AvatarStyle(
-            identifier: identifier, targetSize: size, processors: [ImageProcessors.Resize.exactFill(size)]
-        ) {
-            try ImageProcessors.validate(size, processor: identifier)
-        }
-    }
-
-    /// A rectangle with transparent anti-aliased corners and an optional border inside the edge.
-    public static func roundedRectangle(
-        size: PixelSize, cornerRadius: Double, borderWidth: Double = 0, borderColor: RGBA = .white
-    ) -> AvatarStyle {
-        let radius = ImageProcessors.format(cornerRadius)
-        let identifier = "rounded(\(size),r=\(radius)\(borderSuffix(borderWidth, borderColor)))"
-        let stroke = ImageProcessors.Stroke(width: borderWidth, color: borderColor)
-        let processors: [any ImageProcessing] = [
-            ImageProcessors.Resize.exactFill(size),
-            ImageProcessors.RoundedRectangle(cornerRadius: cornerRadius, stroke: stroke),
-        ]
-        return AvatarStyle(identifier: identifier, targetSize: size, processors: processors) {
-            try ImageProcessors.validate(size, processor: identifier)
-            try ImageProcessors.validate(cornerRadius: cornerRadius, processor: identifier)
-            try ImageProcessors.validate(borderWidth: borderWidth, processor: identifier)
-        }
-    }
-
-    /// A `diameter × diameter` disc with an optional border inside the edge.
-    public static func circle(diameter: Int, borderWidth: Double = 0, borderColor: RGBA = .white) -> AvatarStyle {
-        let identifier = "circle(\(diameter)\(borderSuffix(borderWidth, borderColor)))"
-        let size = PixelSize.square(diameter)
-        let processors: [any ImageProcessing] = [
-            ImageProcessors.Resize.exactFill(size),
-            ImageProcessors.Circle(stroke: ImageProcessors.Stroke(width: borderWidth, color: borderColor)),
-        ]
-        return AvatarStyle(identifier: identifier, targetSize: size, processors: processors) {
-            try ImageProcessors.validate(size, processor: identifier)
-            try ImageProcessors.validate(borderWidth: borderWidth, processor: identifier)
-        }
-    }
-
-    /// A named transform of the user's; the name is its cache identity.
-    public static func freeform(name: String, transform: @escaping @Sendable (Image) throws -> Image) -> AvatarStyle {
-        let freeform = ImageProcessors.Freeform(name: name, transform: transform)
-        return AvatarStyle(identifier: freeform.identifier, targetSize: nil, processors: [freeform])
     }
 
     /// Throws `ImageProcessingError` for a size, radius or border the style cannot draw: the style's own check
@@ -116,35 +64,72 @@ public struct AvatarStyle: ImageProcessing, Hashable {
             && lhs.processors == rhs.processors
     }
 
+    /// Hashes the identifier.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(identifier)
     }
 
-    private static func borderSuffix(_ width: Double, _ color: RGBA) -> String {
+    fileprivate static func borderSuffix(_ width: Double, _ color: RGBA) -> String {
         // Kept for invalid (negative, NaN) widths so the error names what the caller wrote.
         guard width != 0 else { return "" }
         return ",border=\(ImageProcessors.format(width)),\(ImageProcessors.hex(color))"
     }
 }
 
+/// The avatar styles, written where a style is expected: `image(for: url, style: .circle(diameter: 96))`, or
+/// `AvatarStyle.circle(diameter: 96)`.
 extension ImageProcessing where Self == AvatarStyle {
     /// The image as decoded, unprocessed.
-    public static var original: AvatarStyle { AvatarStyle.original }
+    public static var original: AvatarStyle {
+        AvatarStyle(
+            identifier: "original", targetSize: nil, processors: [], isOriginal: true, validation: {})
+    }
 
     /// Scaled to fill `size`, centre cut to exactly `size`.
-    public static func rectangle(size: PixelSize) -> AvatarStyle { AvatarStyle.rectangle(size: size) }
+    public static func rectangle(size: PixelSize) -> AvatarStyle {
+        let identifier = "rectangle(\(size))"
+        return AvatarStyle(
+            identifier: identifier, targetSize: size, processors: [ImageProcessors.Resize.exactFill(size)]
+        ) {
+            try ImageProcessors.validate(size, processor: identifier)
+        }
+    }
 
     /// A rectangle with transparent anti-aliased corners and an optional border inside the edge.
     public static func roundedRectangle(
         size: PixelSize, cornerRadius: Double, borderWidth: Double = 0, borderColor: RGBA = .white
     ) -> AvatarStyle {
-        AvatarStyle.roundedRectangle(
-            size: size, cornerRadius: cornerRadius, borderWidth: borderWidth, borderColor: borderColor
-        )
+        let radius = ImageProcessors.format(cornerRadius)
+        let identifier = "rounded(\(size),r=\(radius)\(AvatarStyle.borderSuffix(borderWidth, borderColor)))"
+        let stroke = ImageProcessors.Stroke(width: borderWidth, color: borderColor)
+        let processors: [any ImageProcessing] = [
+            ImageProcessors.Resize.exactFill(size),
+            ImageProcessors.RoundedRectangle(cornerRadius: cornerRadius, stroke: stroke),
+        ]
+        return AvatarStyle(identifier: identifier, targetSize: size, processors: processors) {
+            try ImageProcessors.validate(size, processor: identifier)
+            try ImageProcessors.validate(cornerRadius: cornerRadius, processor: identifier)
+            try ImageProcessors.validate(borderWidth: borderWidth, processor: identifier)
+        }
     }
 
     /// A `diameter × diameter` disc with an optional border inside the edge.
     public static func circle(diameter: Int, borderWidth: Double = 0, borderColor: RGBA = .white) -> AvatarStyle {
-        AvatarStyle.circle(diameter: diameter, borderWidth: borderWidth, borderColor: borderColor)
+        let identifier = "circle(\(diameter)\(AvatarStyle.borderSuffix(borderWidth, borderColor)))"
+        let size = PixelSize.square(diameter)
+        let processors: [any ImageProcessing] = [
+            ImageProcessors.Resize.exactFill(size),
+            ImageProcessors.Circle(stroke: ImageProcessors.Stroke(width: borderWidth, color: borderColor)),
+        ]
+        return AvatarStyle(identifier: identifier, targetSize: size, processors: processors) {
+            try ImageProcessors.validate(size, processor: identifier)
+            try ImageProcessors.validate(borderWidth: borderWidth, processor: identifier)
+        }
+    }
+
+    /// A named transform of the user's; the name is its cache identity.
+    public static func freeform(name: String, transform: @escaping @Sendable (Image) throws -> Image) -> AvatarStyle {
+        let freeform = ImageProcessors.Freeform(name: name, transform: transform)
+        return AvatarStyle(identifier: freeform.identifier, targetSize: nil, processors: [freeform])
     }
 }

@@ -2,9 +2,81 @@ import CJPEG
 import CPNG
 import Foundation
 
-/// Encodes premultiplied RGBA `Image`s to PNG or JPEG bytes in memory.
-public enum ImageEncoder {
-    /// PNG bytes for `image`: 8-bit RGBA when any pixel is transparent, else 8-bit RGB (smaller).
+/// The one way to encode an image: a format with its settings.
+///
+/// ```swift
+/// let png = try ImageEncoder.png.encode(avatar)
+/// let webp = try ImageEncoder.webp(quality: 80).encode(photo)
+/// ```
+///
+/// It is also how `ImageUtil` stores styled variants (`ImageUtil.Configuration.variantFormat`) and what
+/// `encodedImage(for:style:format:)` returns. The format and its quality are part of the variant's key
+/// (`<key>@<style>@<identifier>`), so utils that store different formats on one manager never overwrite each
+/// other's variants.
+public enum ImageEncoder: Sendable, Hashable {
+    /// PNG when any pixel is transparent (a circle's corners), JPEG at `jpegQuality` (1...100) otherwise.
+    case automatic(jpegQuality: Int)
+    /// Always PNG: lossless, larger for photographic rectangles.
+    case png
+    /// Always JPEG at `quality` (1...100); transparent pixels are composited over black.
+    case jpeg(quality: Int)
+    /// Always WebP (libwebp loaded at run time): lossy at `quality` (0...100) with lossless alpha, or
+    /// lossless when `quality` is `nil`. Several times smaller than PNG for photographic avatars.
+    case webp(quality: Int?)
+    /// Always AVIF (libheif loaded at run time, where its build has an AV1 encoder: `avifAvailability` is `nil`)
+    /// at `quality` (0...100), or lossless when `nil`. Smaller than WebP, and far slower to encode.
+    case avif(quality: Int?)
+
+    /// The variant key's part naming the format and its quality (clamped as the encoder clamps it):
+    /// `auto-q85`, `png`, `jpeg-q85`, `webp-q80`, `webp-lossless`, `avif-q60`, `avif-lossless`.
+    public var identifier: String {
+        switch self {
+        case .automatic(let quality): return "auto-q\(Self.jpegQuality(quality))"
+        case .png: return "png"
+        case .jpeg(let quality): return JPEGEncoder(quality: Self.jpegQuality(quality)).identifier
+        case .webp(let quality):
+            return WebPEncoder(compression: quality.map { .lossy(quality: min(100, max(0, $0))) } ?? .lossless)
+                .identifier
+        case .avif(let quality): return AVIFEncoder(quality: quality).identifier
+        }
+    }
+
+    /// The encoder of `image` in this format (for `.automatic`, PNG or JPEG by the image's transparency);
+    /// PNG at `pngCompressionLevel`.
+    package func encoder(for image: Image, pngCompressionLevel: Int? = nil) -> any ImageEncoding {
+        switch self {
+        case .automatic(let quality) where !image.hasTransparency: return JPEGEncoder(quality: quality)
+        case .automatic, .png: return PNGEncoder(compressionLevel: pngCompressionLevel)
+        case .jpeg(let quality): return JPEGEncoder(quality: quality)
+        case .webp(let quality): return WebPEncoder(compression: quality.map { .lossy(quality: $0) } ?? .lossless)
+        case .avif(let quality): return AVIFEncoder(quality: quality)
+        }
+    }
+
+    /// The bytes of `image` in this format.
+    ///
+    /// PNG is 8-bit RGBA when any pixel is transparent, else RGB; pixels are un-premultiplied first, and decoding
+    /// the bytes gives back the same pixels. JPEG has no alpha: transparent areas are written as their
+    /// premultiplied colour, which is the image composited over black (baseline, 4:2:0, libjpeg-turbo's
+    /// accurate DCT). WebP is lossy with lossless alpha, or lossless; AVIF keeps alpha.
+    ///
+    /// - Throws: `ImageError.encodingFailed` (for example a JPEG side longer than 65500 pixels),
+    ///   `.libraryMissing` naming the Debian package for WebP and AVIF, `.unsupported` for AVIF where libheif
+    ///   has no AV1 encoder.
+    public func encode(_ image: Image) throws -> Data {
+        try encoder(for: image).encode(image)
+    }
+
+    /// Why this system cannot encode AVIF (`ImageError.libraryMissing` or `.unsupported`), or `nil` when it can:
+    /// libheif loads and its build has an AV1 encoder plugin.
+    public static var avifAvailability: ImageError? { AVIFEncoder.availability }
+
+    private static func jpegQuality(_ quality: Int) -> Int { min(100, max(1, quality)) }
+}
+
+extension ImageEncoder {
+    /// PNG bytes for `image` at zlib `compressionLevel`: 8-bit RGBA when any pixel is transparent, else 8-bit
+    /// RGB (smaller).
     ///
     /// Pixels are un-premultiplied first; the round trip through `ImageDecoder` gives back the same pixels.
     /// `compressionLevel` is zlib's (0...9, clamped; `nil` keeps libpng's default, 6). Small variants encode 3–4×
@@ -13,7 +85,7 @@ public enum ImageEncoder {
     /// ones) at sizes within 2 % of it; higher levels let libpng choose.
     ///
     /// - Throws: `ImageError.encodingFailed`
-    public static func png(_ image: Image, compressionLevel: Int? = nil) throws -> Data {
+    package static func png(_ image: Image, compressionLevel: Int? = nil) throws -> Data {
         try png(image, compressionLevel: compressionLevel, interlaced: false)
     }
 
@@ -51,7 +123,7 @@ public enum ImageEncoder {
     /// Baseline, 4:2:0 chroma subsampling, libjpeg-turbo's accurate DCT.
     ///
     /// - Throws: `ImageError.encodingFailed`, for example when a side is longer than JPEG's 65500 pixels.
-    public static func jpeg(_ image: Image, quality: Int = 85) throws -> Data {
+    package static func jpeg(_ image: Image, quality: Int = 85) throws -> Data {
         try jpeg(image, quality: quality, progressive: false)
     }
 

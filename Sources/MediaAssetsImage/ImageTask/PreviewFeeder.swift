@@ -71,16 +71,16 @@ final class PreviewFeeder: Sendable {
             guard let active = decoder else { return }
             let preview: Image?
             do {
-                preview = try await util.manager.decodeLimiter.run(priority: priority) {
-                    try await util.manager.runOnExecutor { try active.append(input) }
+                preview = try await util.manager.runtime.decodeLimiter.run(priority: priority) {
+                    try await util.manager.runtime.runOnExecutor { try active.append(input) }
                 }
             } catch {
                 return  // undecodable or cancelled: the final decode reports what is wrong
             }
             guard let preview else { continue }
             guard
-                let styled = try? await util.manager.processLimiter.run(
-                    priority: priority, { try await util.manager.runOnExecutor { try style.process(preview) } })
+                let styled = try? await util.manager.runtime.processLimiter.run(
+                    priority: priority, { try await util.manager.runtime.runOnExecutor { try style.process(preview) } })
             else { return }
             sink.yield(styled)
         }

@@ -7,51 +7,51 @@ import MediaAssets
 ///
 /// The options are the size the frames must cover (`nil`: full size); a decode toward 192 px answers a 96 px
 /// ask, never the reverse. For long or large animations, play them through `ImageUtil.animationFrames(for:)`.
-public struct AnimatedImageDecoder: AssetDecoding {
+@usableFromInline package struct AnimatedImageDecoder: AssetDecoding {
     /// The decoders and limits (`maxFrameCount`, `maxAnimationPixelCount`) from `ImageUtil.Configuration`.
-    public let codecs: ImageCodecRegistry
+    package let codecs: ImageCodecRegistry
     /// The decoding limits.
-    public let options: ImageDecodingOptions
+    package let options: ImageDecodingOptions
 
     /// Creates the animation decoder of a util configured by `configuration`.
-    public init(configuration: ImageUtil.Configuration = ImageUtil.Configuration()) {
+    package init(configuration: ImageUtil.Configuration = ImageUtil.Configuration()) {
         self.codecs = configuration.codecs
         self.options = configuration.decodingOptions
     }
 
     /// `animation(<decoders>)`.
-    public var identifier: String { "animation(\(codecs.identifier))" }
+    @usableFromInline package var identifier: String { "animation(\(codecs.identifier))" }
 
     /// Decodes every frame toward `targetSize`, after refusing, from the headers alone, an animation whose
     /// frame count or pixels of all frames (at the size they are kept) are over the limits.
-    public func decode(_ data: Data, options targetSize: PixelSize?) throws -> AnimatedImage {
+    @usableFromInline package func decode(_ data: Data, options targetSize: PixelSize?) throws -> AnimatedImage {
         var options = options
         options.targetSize = targetSize
         return try codecs.decodeAnimation(data, options: options)
     }
 
     /// All frames' bytes.
-    public func cost(of animation: AnimatedImage) -> Int { animation.cost }
+    @usableFromInline package func cost(of animation: AnimatedImage) -> Int { animation.cost }
 
     /// Whether frames decoded toward `provided` are at least as large as ones toward `requested`.
-    public func options(_ provided: PixelSize?, satisfy requested: PixelSize?) -> Bool {
+    @usableFromInline package func options(_ provided: PixelSize?, satisfy requested: PixelSize?) -> Bool {
         guard let provided else { return true }
         guard let requested else { return false }
         return provided.width >= requested.width && provided.height >= requested.height
     }
 
     /// Stored variants are decoded at their own size: they are stored as they are shown.
-    public var variantOptions: PixelSize? { nil }
+    @usableFromInline package var variantOptions: PixelSize? { nil }
 
     /// An animated WebP (lossy, quality 80), written frame by frame: typically several times smaller than the
     /// frames as PNG.
-    public func encodeVariant(_ animation: AnimatedImage) throws -> EncodedVariant? {
+    @usableFromInline package func encodeVariant(_ animation: AnimatedImage) throws -> EncodedVariant? {
         let data = try WebPEncoder(compression: .lossy(quality: 80)).encode(animation)
         return EncodedVariant(data: data, contentType: ImageFormat.webp.mimeType)
     }
 
     /// `ImageUtilError.undecodable` with the codec's reason.
-    public func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error {
+    @usableFromInline package func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error {
         guard let reason = error as? ImageError else {
             return AssetsError.undecodable(key: key, url: url, decoder: identifier, reason: "\(error)")
         }

@@ -67,7 +67,7 @@ extension ImageUtil {
     /// - Throws: as `image(for:style:storageType:)`; `ImageError.libraryMissing` or `.unsupported` when the
     ///   system cannot encode `format` (WebP without libwebp, AVIF without an AV1 encoder in libheif).
     public func encodedImage(
-        for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original, format: VariantFormat? = nil,
+        for request: AssetRequest, style: some ImageProcessing = AvatarStyle.original, format: ImageEncoder? = nil,
         storageType: StorageType? = nil
     ) async throws -> EncodedImage {
         let storageType = storageType ?? configuration.storageType
@@ -93,7 +93,7 @@ extension ImageUtil {
 
     /// Returns the image at `url` in `style`, encoded in `format`; see `encodedImage(for:style:format:storageType:)`.
     public func encodedImage(
-        for url: URL, style: some ImageProcessing = AvatarStyle.original, format: VariantFormat? = nil,
+        for url: URL, style: some ImageProcessing = AvatarStyle.original, format: ImageEncoder? = nil,
         storageType: StorageType? = nil
     ) async throws -> EncodedImage {
         try await encodedImage(for: AssetRequest(url: url), style: style, format: format, storageType: storageType)
@@ -101,7 +101,7 @@ extension ImageUtil {
 
     /// The key the encoded variant of `request` in `style` and `format` is stored under: `<key>@<style>@<format>`
     /// (`.original` included: the whole image in that format).
-    public func cacheKey(for request: AssetRequest, style: some ImageProcessing, format: VariantFormat) -> CacheKey {
+    public func cacheKey(for request: AssetRequest, style: some ImageProcessing, format: ImageEncoder) -> CacheKey {
         formatted(style, as: format).variantKey(of: manager.cacheKey(for: request))
     }
 }

@@ -3,16 +3,16 @@ import MediaAssets
 
 /// A style and the format its variant is encoded in: the process stage `ImageUtil` hands its pipeline.
 ///
-/// Keyed `<style>@<format>` (`ImageUtil.VariantFormat.identifier`), so utils storing different formats on one
+/// Keyed `<style>@<format>` (`ImageEncoder.identifier`), so utils storing different formats on one
 /// manager never overwrite each other's variants, and encoded through `format` when the variant is stored.
 @usableFromInline
 struct FormattedStyle<Style: ImageProcessing>: ImageProcessing {
     let style: Style
-    let format: ImageUtil.VariantFormat
+    let format: ImageEncoder
     let formatIdentifier: String
     let pngCompressionLevel: Int
 
-    init(_ style: Style, format: ImageUtil.VariantFormat, formatIdentifier: String, pngCompressionLevel: Int) {
+    init(_ style: Style, format: ImageEncoder, formatIdentifier: String, pngCompressionLevel: Int) {
         self.style = style
         self.format = format
         self.formatIdentifier = formatIdentifier
@@ -43,7 +43,7 @@ struct FormattedStyle<Style: ImageProcessing>: ImageProcessing {
 extension ImageUtil {
     /// `style` in `format`, by default the configured one (whose identifier the util made once).
     @usableFromInline
-    func formatted<Style: ImageProcessing>(_ style: Style, as format: VariantFormat? = nil) -> FormattedStyle<Style> {
+    func formatted<Style: ImageProcessing>(_ style: Style, as format: ImageEncoder? = nil) -> FormattedStyle<Style> {
         let format = format ?? configuration.variantFormat
         let identifier = format == configuration.variantFormat ? variantFormatIdentifier : format.identifier
         return FormattedStyle(

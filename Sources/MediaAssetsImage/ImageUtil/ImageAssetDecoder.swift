@@ -8,56 +8,56 @@ import MediaAssets
 /// same region, never the reverse, and a full-size decode answers every ask. Every format decodes only toward
 /// that size (JPEG by DCT scaling, WebP by libwebp's scaling, PNG row by row, HEIC and AVIF from their
 /// thumbnail when it is large enough). Use it to build an `AssetPipeline` of images of your own.
-public struct ImageAssetDecoder: AssetDecoding {
+@usableFromInline package struct ImageAssetDecoder: AssetDecoding {
     /// What a decode covers: a region of the image at a size, or everything at full size.
-    public struct Options: Sendable, Hashable {
+    @usableFromInline package struct Options: Sendable, Hashable {
         /// The smallest size the region must reach (`nil`: full size).
-        public var targetSize: PixelSize?
+        package var targetSize: PixelSize?
         /// The part of the upright image decoded (`nil`: all of it).
-        public var regionOfInterest: ImageRegion?
+        package var regionOfInterest: ImageRegion?
 
         /// Creates options; the region is kept in its canonical form (`ImageRegion.normalized`), so styles that
         /// cut the same part share decodes.
-        public init(targetSize: PixelSize?, regionOfInterest: ImageRegion? = nil) {
+        package init(targetSize: PixelSize?, regionOfInterest: ImageRegion? = nil) {
             self.targetSize = targetSize
             self.regionOfInterest = regionOfInterest?.normalized
         }
 
         /// The whole image at full size: what `.original` asks and stored variants are decoded with.
-        public static let fullSize = Options(targetSize: nil)
+        @usableFromInline package static let fullSize = Options(targetSize: nil)
 
         /// What `style` needs: its region of interest at its target size.
-        public init(for style: some ImageProcessing) {
+        package init(for style: some ImageProcessing) {
             self.init(targetSize: style.targetSize, regionOfInterest: style.regionOfInterest)
         }
     }
 
     /// The decode, style and encode steps, from `ImageUtil.Configuration`.
-    public let renderer: VariantRenderer
+    package let renderer: VariantRenderer
 
     /// Creates the decoder of a util configured by `configuration`.
-    public init(configuration: ImageUtil.Configuration = ImageUtil.Configuration()) {
+    package init(configuration: ImageUtil.Configuration = ImageUtil.Configuration()) {
         self.renderer = VariantRenderer(configuration: configuration)
     }
 
     /// `image(<decoders>)`, with `,raw-orientation` when EXIF orientation is not applied: utils with other
     /// decoders or orientation handling never share decoded images.
-    public var identifier: String {
+    @usableFromInline package var identifier: String {
         let orientation = renderer.decodingOptions.appliesOrientation ? "" : ",raw-orientation"
         return "image(\(renderer.codecs.identifier)\(orientation))"
     }
 
     /// Decodes the part of `data` the options name, toward their size.
-    public func decode(_ data: Data, options: Options) throws -> Image {
+    @usableFromInline package func decode(_ data: Data, options: Options) throws -> Image {
         try renderer.decode(data, targetSize: options.targetSize, regionOfInterest: options.regionOfInterest)
     }
 
     /// The bitmap's bytes.
-    public func cost(of image: Image) -> Int { image.cost }
+    @usableFromInline package func cost(of image: Image) -> Int { image.cost }
 
     /// Whether a decode with `provided` answers an ask for `requested`: a full-size decode answers every ask;
     /// otherwise the regions must be the same and the provided size at least the requested one.
-    public func options(_ provided: Options, satisfy requested: Options) -> Bool {
+    @usableFromInline package func options(_ provided: Options, satisfy requested: Options) -> Bool {
         if provided == .fullSize { return true }
         guard provided.regionOfInterest?.normalized == requested.regionOfInterest?.normalized else { return false }
         guard let providedSize = provided.targetSize else { return true }
@@ -66,16 +66,16 @@ public struct ImageAssetDecoder: AssetDecoding {
     }
 
     /// Stored variants are decoded at full size: they are stored as they are shown.
-    public var variantOptions: Options { .fullSize }
+    @usableFromInline package var variantOptions: Options { .fullSize }
 
     /// The renderer's `variantFormat` (by default PNG when the variant has transparency, JPEG otherwise).
     /// `ImageUtil` names the format in each variant's key and encodes through its styles instead.
-    public func encodeVariant(_ image: Image) throws -> EncodedVariant? {
+    @usableFromInline package func encodeVariant(_ image: Image) throws -> EncodedVariant? {
         try renderer.encode(image)
     }
 
     /// `ImageUtilError.undecodable` with the codec's reason.
-    public func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error {
+    @usableFromInline package func decodingError(_ error: any Error, key: CacheKey, url: URL) -> any Error {
         guard let reason = error as? ImageError else {
             return AssetsError.undecodable(key: key, url: url, decoder: identifier, reason: "\(error)")
         }

@@ -17,8 +17,8 @@ extension ImageUtil {
         if let styled = avatar.localStyledImage { return styled }
         if let original = avatar.localOriginalImage {
             do {
-                let styled = try await manager.processLimiter.run {
-                    try await manager.runOnExecutor { try renderer.render(original, style: style) }
+                let styled = try await manager.runtime.processLimiter.run {
+                    try await manager.runtime.runOnExecutor { try renderer.render(original, style: style) }
                 }
                 avatarRenders.withLock { $0 += 1 }
                 return styled

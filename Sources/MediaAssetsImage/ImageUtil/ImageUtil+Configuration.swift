@@ -6,7 +6,7 @@ extension ImageUtil {
         /// Decoder limits and orientation handling. `targetSize` is ignored here: each style sets its own.
         public var decodingOptions: ImageDecodingOptions
         /// The encoding of stored styled variants.
-        public var variantFormat: VariantFormat
+        public var variantFormat: ImageEncoder
         /// The zlib level (0...9) of PNG variants. Small avatars compress nearly as well at a low level,
         /// several times faster than libpng's default of 6.
         public var pngCompressionLevel: Int
@@ -42,7 +42,7 @@ extension ImageUtil {
         /// encoded variants up to 64 KiB kept in memory when asked for as bytes, 256 asks past memory at once.
         public init(
             decodingOptions: ImageDecodingOptions = ImageDecodingOptions(),
-            variantFormat: VariantFormat = .automatic(jpegQuality: 85),
+            variantFormat: ImageEncoder = .automatic(jpegQuality: 85),
             pngCompressionLevel: Int = 1,
             storageType: StorageType = .hybrid(.image),
             codecs: ImageCodecRegistry = .standard,
@@ -59,52 +59,5 @@ extension ImageUtil {
             self.encodedVariantsInMemory = encodedVariantsInMemory
             self.activeAsks = activeAsks
         }
-    }
-
-    /// How a styled variant is encoded: what is stored, and what `encodedImage(for:style:format:)` returns.
-    ///
-    /// The format and its quality are part of the variant's key (`<key>@<style>@<identifier>`), so utils that
-    /// store different formats on one manager never overwrite each other's variants.
-    public enum VariantFormat: Sendable, Hashable {
-        /// PNG when any pixel is transparent (a circle's corners), JPEG at `jpegQuality` (1...100) otherwise.
-        case automatic(jpegQuality: Int)
-        /// Always PNG: lossless, larger for photographic rectangles.
-        case png
-        /// Always JPEG at `quality` (1...100); transparent pixels are composited over black.
-        case jpeg(quality: Int)
-        /// Always WebP (libwebp loaded at run time): lossy at `quality` (0...100) with lossless alpha, or
-        /// lossless when `quality` is `nil`. Several times smaller than PNG for photographic avatars.
-        case webp(quality: Int?)
-        /// Always AVIF (libheif loaded at run time, where its build has an AV1 encoder: `AVIFEncoder.isAvailable`)
-        /// at `quality` (0...100), or lossless when `nil`. Smaller than WebP, and far slower to encode.
-        case avif(quality: Int?)
-
-        /// The variant key's part naming the format and its quality (clamped as the encoder clamps it):
-        /// `auto-q85`, `png`, `jpeg-q85`, `webp-q80`, `webp-lossless`, `avif-q60`, `avif-lossless`.
-        public var identifier: String {
-            switch self {
-            case .automatic(let quality): return "auto-q\(Self.jpegQuality(quality))"
-            case .png: return "png"
-            case .jpeg(let quality): return JPEGEncoder(quality: Self.jpegQuality(quality)).identifier
-            case .webp(let quality):
-                return WebPEncoder(compression: quality.map { .lossy(quality: min(100, max(0, $0))) } ?? .lossless)
-                    .identifier
-            case .avif(let quality): return AVIFEncoder(quality: quality).identifier
-            }
-        }
-
-        /// The encoder of `image` in this format (for `.automatic`, PNG or JPEG by the image's transparency);
-        /// PNG at `pngCompressionLevel`.
-        public func encoder(for image: Image, pngCompressionLevel: Int? = nil) -> any ImageEncoding {
-            switch self {
-            case .automatic(let quality) where !image.hasTransparency: return JPEGEncoder(quality: quality)
-            case .automatic, .png: return PNGEncoder(compressionLevel: pngCompressionLevel)
-            case .jpeg(let quality): return JPEGEncoder(quality: quality)
-            case .webp(let quality): return WebPEncoder(compression: quality.map { .lossy(quality: $0) } ?? .lossless)
-            case .avif(let quality): return AVIFEncoder(quality: quality)
-            }
-        }
-
-        private static func jpegQuality(_ quality: Int) -> Int { min(100, max(1, quality)) }
     }
 }

@@ -33,14 +33,14 @@ extension ImageUtil {
     ) {
         let key = manager.cacheKey(for: request).variant(Self.placeholderIdentifier)
         guard placeholdersUnderWay.withLock({ $0.insert(key).inserted }) else { return }
-        manager.runInBackground(priority: .utility) { [self] in
+        manager.runtime.runInBackground(priority: .utility) { [self] in
             defer { placeholdersUnderWay.withLock { _ = $0.remove(key) } }
             // One low-priority slot from reading the original to hashing it: the placeholders of a burst wait
             // before they hold bytes or pixels, not after.
-            let made = try? await manager.processLimiter.run(priority: .low) { () async throws -> ImagePlaceholder? in
+            let made = try? await manager.runtime.processLimiter.run(priority: .low) { () async throws -> ImagePlaceholder? in
                 let bytes = original == nil ? await placeholderSourceBytes(for: request, storageType: storageType) : nil
                 guard original != nil || bytes != nil else { return nil }
-                return try await manager.runOnExecutor { [renderer] in
+                return try await manager.runtime.runOnExecutor { [renderer] in
                     try ImagePlaceholder(image: original ?? renderer.decode(bytes ?? Data(), targetSize: .square(100)))
                 }
             }

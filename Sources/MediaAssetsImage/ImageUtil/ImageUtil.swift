@@ -12,7 +12,7 @@ import Synchronization
 ///    size: styled only;
 /// 4. the original's bytes in storage, or from the network: decoded at display size (only the part the
 ///    style keeps, toward its size, in every format), styled, and the variant stored in the configured
-///    `VariantFormat` (by default PNG when it has transparency, JPEG otherwise).
+///    `ImageEncoder` (by default PNG when it has transparency, JPEG otherwise).
 ///
 /// Decoding, styling and encoding run on the manager's executor (`AssetsManager.Configuration.executor`), never
 /// on Swift's cooperative pool. A service that sends bytes asks `encodedImage(for:style:format:)`: the stored
@@ -34,11 +34,11 @@ public final class ImageUtil: Sendable {
     /// The configuration the util was created with.
     public let configuration: Configuration
     /// The decode, render and encode steps.
-    public let renderer: VariantRenderer
+    package let renderer: VariantRenderer
     /// The staged pipeline the util runs on.
-    public let pipeline: AssetPipeline<ImageAssetDecoder>
+    @usableFromInline package let pipeline: AssetPipeline<ImageAssetDecoder>
     /// The pipeline of animations (every frame), beside the one of still images.
-    public let animationPipeline: AssetPipeline<AnimatedImageDecoder>
+    @usableFromInline package let animationPipeline: AssetPipeline<AnimatedImageDecoder>
 
     /// Creates a util over `manager`.
     public init(manager: AssetsManager, configuration: Configuration = Configuration()) {
@@ -155,11 +155,11 @@ public final class ImageUtil: Sendable {
     /// type, not by name: a style of the user's named `original` is a variant like any other.
     @inlinable
     static func isOriginal(_ style: some ImageProcessing) -> Bool {
-        (style as? AvatarStyle)?.isOriginal ?? false
+        style.isOriginal
     }
 
     /// The key `request`'s image in `style` is stored under: `<key>@<style.identifier>@<format>` in the
-    /// configured `VariantFormat`, or the original's key for `.original`.
+    /// configured `ImageEncoder`, or the original's key for `.original`.
     public func cacheKey(for request: AssetRequest, style: some ImageProcessing) -> CacheKey {
         let originalKey = manager.cacheKey(for: request)
         if Self.isOriginal(style) { return originalKey }
@@ -181,20 +181,16 @@ public final class ImageUtil: Sendable {
         return pipeline.cachedValue(for: request, processor: formatted(style), storageType: storageType)?.value
     }
 
-    /// A snapshot of the counters.
-    public var statistics: ImageUtilStatistics {
-        let pipeline = pipeline.statistics
-        var statistics = ImageUtilStatistics()
-        statistics.decodes = pipeline.decodes
-        statistics.renders = pipeline.processes + avatarRenders.withLock { $0 }
-        statistics.memoryHits = pipeline.memoryHits
-        statistics.storageHits = pipeline.storageHits
-        statistics.encodedHits = pipeline.encodedHits
-        statistics.networkFetches = pipeline.networkFetches
-        statistics.failures = pipeline.failures + avatarFailures.withLock { $0 }
-        statistics.cancellations = pipeline.cancellations + avatarCancellations.withLock { $0 }
-        statistics.joins = pipeline.joins
-        statistics.storeFailures = manager.fetchStatistics.storeFailures
+    /// A snapshot of the counters of still images: the pipeline's, with the avatars styled from an app's
+    /// original (`avatar(_:)`) in `processes`, `failures` and `cancellations`. Coalesced asks count once per
+    /// shared piece of work: five concurrent asks for one cold styled variant make one network fetch, one
+    /// decode, one process and four `joins`; encoded answers count as hits where their bytes were. When the
+    /// util's still images are the only asks through its manager, `joins` equals `FetchStatistics.joins`.
+    public var statistics: PipelineStatistics {
+        var statistics = pipeline.statistics
+        statistics.processes += avatarRenders.withLock { $0 }
+        statistics.failures += avatarFailures.withLock { $0 }
+        statistics.cancellations += avatarCancellations.withLock { $0 }
         return statistics
     }
 

@@ -12,18 +12,18 @@ import MediaAssets
 ///                                  style: .circle(diameter: 96))
 /// let stored = try renderer.encode(styled)   // PNG, since the corners are transparent
 /// ```
-public struct VariantRenderer: Sendable {
+package struct VariantRenderer: Sendable {
     /// Decoder limits and orientation handling; `targetSize` is replaced per call.
-    public var decodingOptions: ImageDecodingOptions
-    /// The format variants are encoded in (`ImageUtil.VariantFormat`).
-    public var variantFormat: ImageUtil.VariantFormat
+    package var decodingOptions: ImageDecodingOptions
+    /// The format variants are encoded in (`ImageEncoder`).
+    package var variantFormat: ImageEncoder
     /// The zlib level (0...9) of PNG variants.
-    public var pngCompressionLevel: Int
+    package var pngCompressionLevel: Int
     /// The decoders, chosen by magic bytes.
-    public var codecs: ImageCodecRegistry
+    package var codecs: ImageCodecRegistry
 
     /// Creates a renderer with an `ImageUtil` configuration's codec settings.
-    public init(configuration: ImageUtil.Configuration = ImageUtil.Configuration()) {
+    package init(configuration: ImageUtil.Configuration = ImageUtil.Configuration()) {
         self.decodingOptions = configuration.decodingOptions
         self.variantFormat = configuration.variantFormat
         self.pngCompressionLevel = configuration.pngCompressionLevel
@@ -35,7 +35,7 @@ public struct VariantRenderer: Sendable {
     /// at full size).
     ///
     /// - Throws: `ImageError` for corrupt, truncated, oversized or unknown input.
-    public func decode(_ data: Data, for style: AvatarStyle, downsampling: Bool = true) throws -> Image {
+    package func decode(_ data: Data, for style: AvatarStyle, downsampling: Bool = true) throws -> Image {
         guard downsampling else { return try decode(data, targetSize: nil) }
         var options = decodingOptions
         options.targetSize = style.targetSize
@@ -47,7 +47,7 @@ public struct VariantRenderer: Sendable {
     /// given (full size when `nil`).
     ///
     /// - Throws: `ImageError`
-    public func decode(_ data: Data, targetSize: PixelSize?, regionOfInterest: ImageRegion? = nil) throws -> Image {
+    package func decode(_ data: Data, targetSize: PixelSize?, regionOfInterest: ImageRegion? = nil) throws -> Image {
         var options = decodingOptions
         options.targetSize = targetSize
         options.regionOfInterest = regionOfInterest
@@ -57,7 +57,7 @@ public struct VariantRenderer: Sendable {
     /// Returns `image` styled by `style` (`.original` returns it unchanged).
     ///
     /// - Throws: `ImageProcessingError`, or a freeform transform's error.
-    public func render(_ image: Image, style: AvatarStyle) throws -> Image {
+    package func render(_ image: Image, style: AvatarStyle) throws -> Image {
         try style.process(image)
     }
 
@@ -67,7 +67,7 @@ public struct VariantRenderer: Sendable {
     ///
     /// - Throws: `ImageError.encodingFailed`, or `.libraryMissing` / `.unsupported` for WebP and AVIF where the
     ///   system cannot encode them.
-    public func encode(_ image: Image, as format: ImageUtil.VariantFormat? = nil) throws -> EncodedVariant {
+    package func encode(_ image: Image, as format: ImageEncoder? = nil) throws -> EncodedVariant {
         let encoder = (format ?? variantFormat).encoder(for: image, pngCompressionLevel: pngCompressionLevel)
         return EncodedVariant(data: try encoder.encode(image), contentType: encoder.format.mimeType)
     }

@@ -37,6 +37,10 @@ public protocol ImageProcessing: AssetProcessing where Value == Image {
     /// border it cannot draw), whatever the image. `ImageUtil` calls it before anything is fetched, so a bad
     /// style costs no download. The default checks nothing.
     func validate() throws
+
+    /// Whether the processor returns its input unchanged, so that its result is the original itself, kept
+    /// under the original's key rather than as a variant (`AvatarStyle.original`). The default is `false`.
+    var isOriginal: Bool { get }
 }
 
 extension ImageProcessing {
@@ -48,13 +52,18 @@ extension ImageProcessing {
 
     /// All of the image.
     public var regionOfInterest: ImageRegion? { nil }
+
+    /// A processor's result is a variant.
+    public var isOriginal: Bool { false }
 }
 
-/// The built-in processors, one type per file; call sites read `.resize(width: 96, height: 96)`.
+/// The processors a style is made of, one type per file. `Resize` and `CenterCrop` are public, written where
+/// a style is expected (`.resize(size: .square(256), contentMode: .aspectFit)`); the shapes and borders are
+/// what `AvatarStyle`'s styles run, named through them.
 ///
 /// Identifiers have the form `name(parameters)`: sizes as `<width>x<height>`, lengths as
 /// the shortest decimal that round-trips (`12`, `1.5`), colours as straight `#rrggbbaa`
-/// hex. A `Composition` joins its parts' identifiers with `>` in the order they run.
+/// hex. A composition joins its parts' identifiers with `>` in the order they run.
 public enum ImageProcessors {
     /// The largest width, height, radius or border width a processor accepts; larger values throw.
     public static let maximumDimension = 16_384
@@ -64,7 +73,7 @@ extension ImageProcessing {
     /// A composition that runs this processor, then `next`.
     ///
     /// `ImageProcessors.Resize(size: .square(96), contentMode: .aspectFill).then(.circle())`
-    public func then(_ next: some ImageProcessing) -> ImageProcessors.Composition {
+    package func then(_ next: some ImageProcessing) -> ImageProcessors.Composition {
         ImageProcessors.Composition([self, next])
     }
 }

@@ -9,9 +9,9 @@ extension ImageProcessors {
     /// Drawn after a mask of the same shape, the outer edge pixels blend the border over the
     /// already anti-aliased image edge; `AvatarStyle` masks and strokes in one pass instead, which
     /// splits each edge pixel exactly.
-    public struct Border: ImageProcessing, Hashable {
+    package struct Border: ImageProcessing, Hashable {
         /// The outline the border follows.
-        public enum Shape: Sendable, Hashable {
+        package enum Shape: Sendable, Hashable {
             /// The image's edges.
             case rectangle
             /// The image's edges with corners of the given radius (clamped to half the shorter side).
@@ -40,26 +40,26 @@ extension ImageProcessors {
         }
 
         /// The border width in pixels, measured inwards from the shape's edge.
-        public var width: Double
+        package var width: Double
         /// The border colour (straight alpha).
-        public var color: RGBA
+        package var color: RGBA
         /// The outline the border follows.
-        public var shape: Shape
+        package var shape: Shape
 
         /// Creates a border of `width` pixels in `color` along `shape`.
-        public init(width: Double, color: RGBA, shape: Shape = .rectangle) {
+        package init(width: Double, color: RGBA, shape: Shape = .rectangle) {
             self.width = width
             self.color = color
             self.shape = shape
         }
 
         /// `border(w=2,#ff0000ff,circle)`.
-        public var identifier: String {
+        package var identifier: String {
             "border(w=\(ImageProcessors.format(width)),\(ImageProcessors.hex(color)),\(shape.identifier))"
         }
 
         /// Throws for a bad width or corner radius.
-        public func validate() throws {
+        package func validate() throws {
             try ImageProcessors.validate(borderWidth: width, processor: identifier)
             if case .roundedRectangle(let radius) = shape {
                 try ImageProcessors.validate(cornerRadius: radius, processor: identifier)
@@ -67,7 +67,7 @@ extension ImageProcessors {
         }
 
         /// Returns the image with the border drawn; throws for a bad width or corner radius.
-        public func process(_ image: Image) throws -> Image {
+        package func process(_ image: Image) throws -> Image {
             try validate()
             guard width > 0, color.alpha > 0 else { return image }
             let outline = shape.outline(width: image.width, height: image.height)
@@ -79,7 +79,7 @@ extension ImageProcessors {
 
 extension ImageProcessing where Self == ImageProcessors.Border {
     /// Draws a border of `width` pixels in `color` inside the edge of `shape`.
-    public static func border(
+    package static func border(
         width: Double, color: RGBA, shape: ImageProcessors.Border.Shape = .rectangle
     ) -> ImageProcessors.Border {
         ImageProcessors.Border(width: width, color: color, shape: shape)

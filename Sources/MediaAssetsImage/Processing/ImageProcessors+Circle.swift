@@ -4,28 +4,28 @@ extension ImageProcessors {
     ///
     /// Identifier: `circle`, or `circle(border=<width>,#rrggbbaa)` with a stroke drawn in the same
     /// pass. Scale first (`.aspectFillCrop(size:)`) to choose the diameter.
-    public struct Circle: ImageProcessing, Hashable {
+    package struct Circle: ImageProcessing, Hashable {
         /// A border inside the circle's edge, drawn with the mask.
-        public var stroke: Stroke?
+        package var stroke: Stroke?
 
         /// Creates a circle mask, with a border inside its edge when `stroke` is given.
-        public init(stroke: Stroke? = nil) {
+        package init(stroke: Stroke? = nil) {
             self.stroke = stroke
         }
 
         /// `circle`, or `circle(border=2,#ffffffff)`.
-        public var identifier: String {
+        package var identifier: String {
             guard let stroke, stroke.width != 0 else { return "circle" }
             return "circle(" + stroke.identifierSuffix.dropFirst() + ")"
         }
 
         /// Throws for a bad stroke width.
-        public func validate() throws {
+        package func validate() throws {
             try stroke?.validate(processor: identifier)
         }
 
         /// Returns a square image showing a disc; throws only for a bad stroke width.
-        public func process(_ image: Image) throws -> Image {
+        package func process(_ image: Image) throws -> Image {
             try validate()
             let side = min(image.width, image.height)
             let square = image.centerCropped(width: side, height: side)
@@ -38,7 +38,7 @@ extension ImageProcessors {
 extension ImageProcessing where Self == ImageProcessors.Circle {
     /// Crops to the centred square and masks it to its inscribed circle, anti-aliased, with an
     /// optional border inside the edge.
-    public static func circle(stroke: ImageProcessors.Stroke? = nil) -> ImageProcessors.Circle {
+    package static func circle(stroke: ImageProcessors.Stroke? = nil) -> ImageProcessors.Circle {
         ImageProcessors.Circle(stroke: stroke)
     }
 }

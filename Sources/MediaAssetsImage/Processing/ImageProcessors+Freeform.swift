@@ -4,43 +4,34 @@ extension ImageProcessors {
     /// Identifier: `freeform(<name>)`, with bytes outside `[A-Za-z0-9._~-]` percent-encoded
     /// (`"sepia tone"` gives `freeform(sepia%20tone)`). Two freeforms are equal when their names
     /// are: the name must change whenever the transform does, or caches serve stale output.
-    public struct Freeform: ImageProcessing, Hashable {
+    package struct Freeform: ImageProcessing, Hashable {
         /// The name that identifies the transform.
-        public let name: String
+        package let name: String
         /// The transform; its errors reach the caller unchanged.
-        public let transform: @Sendable (Image) throws -> Image
+        package let transform: @Sendable (Image) throws -> Image
 
         /// Creates a processor named `name` that runs `transform`.
-        public init(name: String, transform: @escaping @Sendable (Image) throws -> Image) {
+        package init(name: String, transform: @escaping @Sendable (Image) throws -> Image) {
             self.name = name
             self.transform = transform
         }
 
         /// `freeform(<escaped name>)`.
-        public var identifier: String { "freeform(\(ImageProcessors.escape(name)))" }
+        package var identifier: String { "freeform(\(ImageProcessors.escape(name)))" }
 
         /// Runs the transform.
-        public func process(_ image: Image) throws -> Image {
+        package func process(_ image: Image) throws -> Image {
             try transform(image)
         }
 
         /// Equal when the names are equal.
-        public static func == (lhs: Freeform, rhs: Freeform) -> Bool {
+        package static func == (lhs: Freeform, rhs: Freeform) -> Bool {
             lhs.name == rhs.name
         }
 
         /// Hashes the name.
-        public func hash(into hasher: inout Hasher) {
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(name)
         }
-    }
-}
-
-extension ImageProcessing where Self == ImageProcessors.Freeform {
-    /// A processor named `name` that runs `transform`; the name is its cache identity.
-    public static func freeform(
-        name: String, transform: @escaping @Sendable (Image) throws -> Image
-    ) -> ImageProcessors.Freeform {
-        ImageProcessors.Freeform(name: name, transform: transform)
     }
 }

@@ -121,16 +121,6 @@ extension ImageProcessing where Self == ImageProcessors.Resize {
         ImageProcessors.Resize(size: size, contentMode: contentMode, upscale: upscale)
     }
 
-    /// Scales to fill (default) or fit `width × height`; see `ImageProcessors.Resize`.
-    public static func resize(
-        width: Int, height: Int,
-        contentMode: ImageProcessors.Resize.ContentMode = .aspectFill, upscale: Bool = false
-    ) -> ImageProcessors.Resize {
-        ImageProcessors.Resize(
-            size: PixelSize(width: width, height: height), contentMode: contentMode, upscale: upscale
-        )
-    }
-
     /// Scales to fill `size` and cuts the centre to exactly `size`, in one filtering pass.
     ///
     /// With `upscale` (the default here, since callers want an exact size) smaller images are enlarged.

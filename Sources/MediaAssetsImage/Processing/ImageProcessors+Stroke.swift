@@ -1,14 +1,14 @@
 extension ImageProcessors {
     /// A border drawn by a shape mask in the same pass as the mask (`Circle`, `RoundedRectangle`), so
     /// each edge pixel is split exactly between image, border and transparency.
-    public struct Stroke: Sendable, Hashable {
+    package struct Stroke: Sendable, Hashable {
         /// The width in pixels, measured inwards from the shape's edge.
-        public var width: Double
+        package var width: Double
         /// The colour (straight alpha).
-        public var color: RGBA
+        package var color: RGBA
 
         /// Creates a stroke of `width` pixels in `color`.
-        public init(width: Double, color: RGBA) {
+        package init(width: Double, color: RGBA) {
             self.width = width
             self.color = color
         }

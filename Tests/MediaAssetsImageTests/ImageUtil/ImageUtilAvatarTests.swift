@@ -40,7 +40,7 @@ struct ImageUtilAvatarTests {
 
         // Then it is the circle of that original
         #expect(image == (try ImageUtilFixtures.circle.process(original)))
-        #expect(harness.util.statistics.renders == 1)
+        #expect(harness.util.statistics.processes == 1)
         #expect(harness.util.statistics.networkFetches == 0)
         #expect(harness.origin.requestCount(for: "/avatar.jpg") == 0)
     }
@@ -127,7 +127,7 @@ struct ImageUtilAvatarTests {
         #expect(binding.isCancelled)
         #expect(deliveries.all == [placeholder])
         #expect(harness.util.statistics.failures == 0)
-        #expect(harness.util.statistics.renders == 0)
+        #expect(harness.util.statistics.processes == 0)
     }
 }
 

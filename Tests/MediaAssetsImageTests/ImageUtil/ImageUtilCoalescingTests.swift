@@ -39,7 +39,7 @@ struct ImageUtilCoalescingTests {
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
         #expect(statistics.networkFetches == 1)
         #expect(statistics.decodes == 1)
-        #expect(statistics.renders == 3)
+        #expect(statistics.processes == 3)
         #expect(results.count == 15)
         for style in styles {
             let images = results.filter { $0.0 == style.identifier }.map(\.1)
@@ -69,7 +69,7 @@ struct ImageUtilCoalescingTests {
         // Then one decode served both renders
         #expect(largeImage.width == 96 && smallImage.width == 40)
         #expect(util.statistics.decodes == 1)
-        #expect(util.statistics.renders == 2)
+        #expect(util.statistics.processes == 2)
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
     }
 
@@ -139,7 +139,7 @@ struct ImageUtilCoalescingTests {
         for index in 0..<3 {
             #expect(harness.origin.requestCount(for: "/photo-\(index).jpg") == 1)
         }
-        #expect(util.statistics.renders == 6)
+        #expect(util.statistics.processes == 6)
         #expect(util.statistics.failures == 0)
         #expect(util.pipeline.inFlightCount == 0)
     }

@@ -45,12 +45,12 @@ struct ImageUtilEncodedOutputTests {
         let request = AssetRequest(url: url)
         let image = try await harness.util.image(for: request, style: ImageUtilFixtures.rectangle)
         await harness.manager.waitForPendingWrites()
-        let renders = harness.util.statistics.renders
+        let renders = harness.util.statistics.processes
 
         let encoded = try await harness.util.encodedImage(for: request, style: ImageUtilFixtures.rectangle)
 
         #expect(encoded.source == .storage && encoded.format == .jpeg)
-        #expect(harness.util.statistics.renders == renders)
+        #expect(harness.util.statistics.processes == renders)
         let key = harness.util.cacheKey(for: request, style: ImageUtilFixtures.rectangle)
         #expect(
             key
@@ -173,14 +173,14 @@ struct ImageUtilEncodedOutputTests {
         // When it is asked for as bytes twice more, then as an image
         let second = try await harness.util.encodedImage(for: request, style: ImageUtilFixtures.circle)
         let third = try await harness.util.encodedImage(for: request, style: ImageUtilFixtures.circle)
-        let renders = harness.util.statistics.renders
+        let renders = harness.util.statistics.processes
         let shown = try await harness.util.imageResult(for: request, style: ImageUtilFixtures.circle)
 
         // Then the bytes came from memory (no file read), and the image from the bitmap memory kept beside them
         #expect(second.data == made.data && third.data == made.data && third.source == .memory)
         #expect(await disk.statistics().hits == fileReads)
         #expect(harness.util.pipeline.statistics.encodedHits == 2)
-        #expect(shown.source == .memory && harness.util.statistics.renders == renders)
+        #expect(shown.source == .memory && harness.util.statistics.processes == renders)
     }
 
     @Test("with encodedVariantsInMemory 0 every ask reads the file; a reopened cache reads it once, then memory")

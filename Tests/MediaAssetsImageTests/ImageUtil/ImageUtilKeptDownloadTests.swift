@@ -29,7 +29,7 @@ struct ImageUtilKeptDownloadTests {
             let gate = AsyncGate()
             let holding = SharedCount()
             let holder = Task {
-                try await manager.decodeLimiter.run {
+                try await manager.runtime.decodeLimiter.run {
                     holding.add()
                     await gate.wait()
                 }
@@ -56,7 +56,7 @@ struct ImageUtilKeptDownloadTests {
         // When a row's task reaches progress 1.0 and is cancelled while its decode waits
         let task = harness.util.task(for: url, style: ImageUtilFixtures.circle)
         try await waitUntil("the bytes arrived and the decode waits") {
-            task.progress?.fractionCompleted == 1 && harness.manager.decodeLimiter.waitingCount == 1
+            task.progress?.fractionCompleted == 1 && harness.manager.runtime.decodeLimiter.waitingCount == 1
         }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.image }

@@ -25,7 +25,7 @@ struct ImageUtilLookupTests {
         #expect(first.width == 96 && first.height == 96)
         #expect(statistics.memoryHits == 1)
         #expect(statistics.decodes == 1)
-        #expect(statistics.renders == 1)
+        #expect(statistics.processes == 1)
         #expect(statistics.networkFetches == 1)
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
     }
@@ -47,7 +47,7 @@ struct ImageUtilLookupTests {
         #expect(second == first)
         #expect(statistics.storageHits == 1)
         #expect(statistics.decodes == 2)
-        #expect(statistics.renders == 1)
+        #expect(statistics.processes == 1)
         #expect(statistics.networkFetches == 1)
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
 
@@ -74,7 +74,7 @@ struct ImageUtilLookupTests {
         #expect(second == first)
         #expect(statistics.storageHits == 1)
         #expect(statistics.decodes == 1)
-        #expect(statistics.renders == 0)
+        #expect(statistics.processes == 0)
         #expect(statistics.networkFetches == 0)
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
     }
@@ -99,7 +99,7 @@ struct ImageUtilLookupTests {
         #expect(rectangle.width == 96 && rectangle.height == 96)
         #expect(statistics.storageHits == (kept ? 0 : 1))
         #expect(statistics.decodes == (kept ? 1 : 2))
-        #expect(statistics.renders == 2)
+        #expect(statistics.processes == 2)
         #expect(statistics.networkFetches == 1)
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
     }
@@ -121,7 +121,7 @@ struct ImageUtilLookupTests {
         #expect(rectangle.width == 96 && rectangle.height == 96)
         #expect(statistics.storageHits == 1)
         #expect(statistics.decodes == 2)
-        #expect(statistics.renders == 2)
+        #expect(statistics.processes == 2)
         #expect(statistics.networkFetches == 1)
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 1)
     }
@@ -179,7 +179,7 @@ struct ImageUtilLookupTests {
         // Then it is downloaded and rendered anew
         #expect(second != first)
         #expect(harness.origin.requestCount(for: "/photo.jpg") == 2)
-        #expect(harness.util.statistics.renders == 2)
+        #expect(harness.util.statistics.processes == 2)
     }
 
     @Test("the original style decodes once at full size and then answers from memory")
@@ -197,7 +197,7 @@ struct ImageUtilLookupTests {
         #expect(first.width == 300 && first.height == 200)
         #expect(second == first)
         #expect(harness.util.statistics.decodes == 1)
-        #expect(harness.util.statistics.renders == 0)
+        #expect(harness.util.statistics.processes == 0)
         #expect(harness.util.statistics.memoryHits == 1)
     }
 
@@ -237,6 +237,6 @@ struct ImageUtilLookupTests {
         #expect(second == first)
         #expect(harness.util.statistics.memoryHits == 0)
         #expect(harness.util.statistics.storageHits == 1)
-        #expect(harness.util.statistics.renders == 1)
+        #expect(harness.util.statistics.processes == 1)
     }
 }

@@ -33,7 +33,7 @@ struct ImageUtilStatisticsTests {
         #expect(harness.origin.requestCount(for: "/warm.jpg") == 1)
         #expect(manager.fetchStatistics.originRequests == 0)
         let statistics = util.statistics
-        #expect(statistics.decodes == 0 && statistics.renders == 0 && statistics.networkFetches == 0)
+        #expect(statistics.decodes == 0 && statistics.processes == 0 && statistics.networkFetches == 0)
         // And `.disk` read the file each time; `.hybrid` read it once, then the bytes it kept in memory
         #expect(fromDisk.allSatisfy { $0.source == .storage && $0.data == made.data })
         #expect(throughHybrid.first?.source == .storage)
@@ -115,7 +115,7 @@ struct ImageUtilStatisticsTests {
         // Given every processing slot of the manager held
         let harness = try ImageUtilHarness()
         defer { harness.tearDown() }
-        let limiter = harness.manager.processLimiter
+        let limiter = harness.manager.runtime.processLimiter
         var releases: [AsyncStream<Void>.Continuation] = []
         var holders: [Task<Void, Error>] = []
         for _ in 0..<limiter.limit {
@@ -137,7 +137,7 @@ struct ImageUtilStatisticsTests {
         for release in releases { release.finish() }
         for holder in holders { try await holder.value }
         #expect(harness.util.statistics.cancellations == 1 && harness.util.statistics.failures == 0)
-        #expect(harness.util.statistics.renders == 0)
+        #expect(harness.util.statistics.processes == 0)
         #expect(harness.origin.requestCount(for: "/avatar.jpg") == 0)
     }
 
@@ -204,7 +204,7 @@ struct ImageUtilStatisticsTests {
         #expect(results.allSatisfy { $0.source == .network })
         #expect(results.filter { !$0.isJoined }.count == 1)
         let statistics = util.statistics
-        #expect(statistics.networkFetches == 1 && statistics.decodes == 1 && statistics.renders == 1)
+        #expect(statistics.networkFetches == 1 && statistics.decodes == 1 && statistics.processes == 1)
         #expect(statistics.joins == 19)
         #expect(manager.fetchStatistics.originRequests == 1)
         #expect(manager.fetchStatistics.joins == 19)
@@ -226,7 +226,7 @@ struct ImageUtilStatisticsTests {
         #expect(circle.source == .network)
         #expect(rectangle.source == .memory && rounded.source == .memory)
         let statistics = harness.util.statistics
-        #expect(statistics.decodes == 1 && statistics.renders == 3 && statistics.networkFetches == 1)
+        #expect(statistics.decodes == 1 && statistics.processes == 3 && statistics.networkFetches == 1)
         #expect(statistics.memoryHits == 2)
         #expect(statistics.storageHits == 0 && statistics.joins == 0)
     }

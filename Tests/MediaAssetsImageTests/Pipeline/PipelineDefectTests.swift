@@ -62,7 +62,7 @@ struct PipelineDefectTests {
         _ = try await util.image(for: url, style: .circle(diameter: 96))
 
         // Then the stored variant was found in the registered backend: decoded, not rendered again
-        #expect(util.statistics.renders == 1)
+        #expect(util.statistics.processes == 1)
         #expect(util.statistics.storageHits == 1)
         #expect(harness.origin.requestCount(for: "/avatar.jpg") == 1)
         #expect(await disk.statistics().count >= 2)

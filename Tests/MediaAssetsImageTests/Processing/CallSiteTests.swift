@@ -7,7 +7,7 @@ import Testing
     private func identifiers(of processors: [any ImageProcessing]) -> [String] { processors.map(\.identifier) }
 
     @Test func leadingDotFactoriesCompose() {
-        #expect(identifier(of: .resize(width: 4, height: 4).then(.circle())) == "resize(4x4,fill)>circle")
+        #expect(identifier(of: .resize(size: .square(4)).then(.circle())) == "resize(4x4,fill)>circle")
         #expect(
             identifier(of: .aspectFillCrop(size: .square(8)).then(.roundedRectangle(cornerRadius: 2)))
                 == "resize(8x8,fill,crop,upscale)>rounded(r=2)")

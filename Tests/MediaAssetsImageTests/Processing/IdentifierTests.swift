@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func hashableEquality() {
-        #expect(ImageProcessors.Resize(size: .square(4)) == .resize(width: 4, height: 4))
+        #expect(ImageProcessors.Resize(size: .square(4)) == .resize(size: .square(4)))
         #expect(
             ImageProcessors.Freeform(name: "x") { $0 }
                 == ImageProcessors.Freeform(name: "x") { _ in

@@ -15,15 +15,15 @@ import Foundation
 /// ```
 ///
 /// Not thread-safe: one caller at a time.
-public final class AnimationFrameReader {
+package final class AnimationFrameReader {
     /// The headers' facts: canvas, frame count, loop count.
-    public let info: AnimationInfo
+    package let info: AnimationInfo
     /// The size of every frame handed out: the canvas scaled down to the smallest size covering
     /// `options.targetSize` (the canvas itself without a target); a still image decoded by a decoder you
     /// registered may differ.
-    public let frameSize: PixelSize
+    package let frameSize: PixelSize
     /// The index of the frame `nextFrame()` returns next (0 after `rewind()`).
-    public private(set) var nextIndex = 0
+    package private(set) var nextIndex = 0
 
     /// How many times its short side a canvas's long side may be when its frames are reduced toward a target
     /// size: 1000. A frame covering the target keeps the canvas's aspect ratio, so a longer strip would make
@@ -31,7 +31,7 @@ public final class AnimationFrameReader {
     /// 7×356813 frames, 71,000 times the target). Such a canvas is refused (`ImageError.unsupported`) from its
     /// headers, before any frame is decoded, by this reader and by `AnimationFrames`; decoded without a target
     /// (frames at the canvas's size), it is not reduced and plays.
-    public static let maxAspectRatio = 1000
+    package static let maxAspectRatio = 1000
 
     private let source: any AnimationFrameSource
 
@@ -41,7 +41,7 @@ public final class AnimationFrameReader {
     ///
     /// - Throws: `ImageError` for unknown, corrupt or cut input, a canvas over `options.maxPixelCount`, or
     ///   (`.unsupported`) a canvas over `maxAspectRatio` whose frames would be reduced.
-    public convenience init(
+    package convenience init(
         data: Data, options: ImageDecodingOptions = .init(), codecs: ImageCodecRegistry = .standard
     ) throws {
         try self.init(data: data, info: codecs.animationInfo(of: data), options: options, codecs: codecs)
@@ -62,7 +62,7 @@ public final class AnimationFrameReader {
     /// The next frame in display order, or `nil` after the last one of a pass (call `rewind()` to loop).
     ///
     /// - Throws: `ImageError` when the frame's data is corrupt.
-    public func nextFrame() throws -> AnimatedImage.Frame? {
+    package func nextFrame() throws -> AnimatedImage.Frame? {
         guard let (canvas, duration) = try source.nextFrame() else {
             guard nextIndex == info.frameCount else {
                 throw ImageError.corrupt(
@@ -81,7 +81,7 @@ public final class AnimationFrameReader {
     ///
     /// - Precondition: `index` is in `0..<info.frameCount`.
     /// - Throws: `ImageError` when a frame's data is corrupt.
-    public func frame(at index: Int) throws -> AnimatedImage.Frame {
+    package func frame(at index: Int) throws -> AnimatedImage.Frame {
         precondition((0..<info.frameCount).contains(index), "frame \(index) of \(info.frameCount)")
         if index < nextIndex { try rewind() }
         while nextIndex < index {
@@ -95,7 +95,7 @@ public final class AnimationFrameReader {
     }
 
     /// Starts again at the first frame.
-    public func rewind() throws {
+    package func rewind() throws {
         try source.rewind()
         nextIndex = 0
     }

@@ -7,25 +7,25 @@ import Foundation
 ///
 /// AVIF is typically 20–30 % smaller than WebP at the same quality, and several times slower to encode: AV1
 /// encoders spend tens of milliseconds on a 96 px avatar. Alpha is kept.
-public struct AVIFEncoder: ImageEncoding, Hashable {
+package struct AVIFEncoder: ImageEncoding, Hashable {
     /// 0...100 (libheif's scale; 50–60 looks like JPEG at 85), or `nil` for lossless.
-    public var quality: Int?
+    package var quality: Int?
 
     /// Creates an encoder at `quality` (clamped to 0...100), or lossless when `nil`.
-    public init(quality: Int? = 60) {
+    package init(quality: Int? = 60) {
         self.quality = quality.map { min(100, max(0, $0)) }
     }
 
     /// "avif-q<quality>" or "avif-lossless".
-    public var identifier: String { quality.map { "avif-q\($0)" } ?? "avif-lossless" }
+    package var identifier: String { quality.map { "avif-q\($0)" } ?? "avif-lossless" }
     /// `.avif`.
-    public var format: ImageFormat { .avif }
+    package var format: ImageFormat { .avif }
 
     /// Whether this system can encode AVIF: libheif loads and has an AV1 encoder plugin.
-    public static var isAvailable: Bool { availability == nil }
+    package static var isAvailable: Bool { availability == nil }
 
     /// Why this system cannot encode AVIF (`ImageError.libraryMissing` or `.unsupported`), or `nil` when it can.
-    public static let availability: ImageError? = {
+    package static let availability: ImageError? = {
         do {
             _ = try HEIFWriter.loadedLibrary(encoding: MA_HEIF_COMPRESSION_AV1)
             return nil
@@ -39,7 +39,7 @@ public struct AVIFEncoder: ImageEncoding, Hashable {
     /// The AVIF bytes of `image`.
     ///
     /// - Throws: `ImageError.libraryMissing` (no libheif), `.unsupported` (no AV1 encoder), `.encodingFailed`.
-    public func encode(_ image: Image) throws -> Data {
+    package func encode(_ image: Image) throws -> Data {
         if let unavailable = Self.availability { throw unavailable }
         return try HEIFWriter.encode(
             image, settings: HEIFWriter.Settings(compression: MA_HEIF_COMPRESSION_AV1, quality: quality))

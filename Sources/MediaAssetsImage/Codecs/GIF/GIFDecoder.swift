@@ -14,11 +14,11 @@ import Foundation
 /// pixels: that counts the frames for the limits and refuses a cut download (`.truncated`), also in
 /// `decode(_:options:)`, which then composites only the first frame. With `options.targetSize`, frames are
 /// composited on the full canvas and each is reduced to the display size as it is made.
-public struct GIFDecoder: ImageDecoding {
+package struct GIFDecoder: ImageDecoding {
     private let library: Result<GIFLibrary, ImageError>
 
     /// Creates the decoder over the installed libgif.so.7.
-    public init() {
+    package init() {
         self.init(library: GIFLibrary.system)
     }
 
@@ -28,13 +28,13 @@ public struct GIFDecoder: ImageDecoding {
     }
 
     /// "gif".
-    public var identifier: String { ImageFormat.gif.rawValue }
+    package var identifier: String { ImageFormat.gif.rawValue }
 
     /// Whether `data` starts with `GIF87a` or `GIF89a`.
-    public func canDecode(_ data: Data) -> Bool { ImageFormat.sniff(data) == .gif }
+    package func canDecode(_ data: Data) -> Bool { ImageFormat.sniff(data) == .gif }
 
     /// The logical screen (canvas) size; GIF may always be transparent.
-    public func header(of data: Data) throws -> ImageHeader {
+    package func header(of data: Data) throws -> ImageHeader {
         let canvas = try GIFReader(library: library.get()).canvasSize(data)
         return ImageHeader(
             format: .gif, width: canvas.width, height: canvas.height, orientation: .identity, hasAlpha: true
@@ -42,13 +42,13 @@ public struct GIFDecoder: ImageDecoding {
     }
 
     /// The first frame, composited on the canvas and reduced toward `options.targetSize`.
-    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+    package func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         try GIFReader(library: library.get()).firstFrame(data, options: options)
     }
 
     /// Every frame, composited and reduced toward `options.targetSize`, with its delay and the loop count;
     /// refused before any frame is decoded when the frame count or the pixels of all frames are over the limits.
-    public func decodeAnimation(_ data: Data, options: ImageDecodingOptions) throws -> AnimatedImage {
+    package func decodeAnimation(_ data: Data, options: ImageDecodingOptions) throws -> AnimatedImage {
         try GIFReader(library: library.get()).animation(data, options: options)
     }
 }

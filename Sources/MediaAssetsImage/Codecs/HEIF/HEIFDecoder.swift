@@ -6,11 +6,11 @@ import Foundation
 ///
 /// libheif applies the file's transforms (irot rotation, imir mirror, clap crop) while decoding, so the result
 /// is upright and `ImageHeader` sizes are the displayed ones; the orientation reported is always `.identity`.
-public struct HEIFDecoder: ImageDecoding {
+package struct HEIFDecoder: ImageDecoding {
     private let library: Result<HEIFLibrary, ImageError>
 
     /// Creates the decoder over the installed libheif.so.1.
-    public init() {
+    package init() {
         self.init(library: HEIFLibrary.system)
     }
 
@@ -20,13 +20,13 @@ public struct HEIFDecoder: ImageDecoding {
     }
 
     /// "heif" (HEIC and AVIF).
-    public var identifier: String { "heif" }
+    package var identifier: String { "heif" }
 
     /// Whether `data` starts with an `ftyp` box naming HEIC or AVIF.
-    public func canDecode(_ data: Data) -> Bool { HEIFBrands.format(of: data) != nil }
+    package func canDecode(_ data: Data) -> Bool { HEIFBrands.format(of: data) != nil }
 
     /// The primary image's displayed size and alpha.
-    public func header(of data: Data) throws -> ImageHeader {
+    package func header(of data: Data) throws -> ImageHeader {
         let format = HEIFBrands.format(of: data) ?? .heic
         let library = try loaded(format)
         return try HEIFSession(library: library, format: format).withPrimaryImage(data) { handle in
@@ -35,7 +35,7 @@ public struct HEIFDecoder: ImageDecoding {
     }
 
     /// `true`: the region of interest is cut while the decoded plane is reduced.
-    public var decodesRegions: Bool { true }
+    package var decodesRegions: Bool { true }
 
     /// Decodes the primary image, upright, into premultiplied RGBA at display size.
     ///
@@ -44,7 +44,7 @@ public struct HEIFDecoder: ImageDecoding {
     /// of the primary image. Otherwise libheif decodes the whole primary image (libheif 1.15 has no scaled or
     /// partial decoding): its YCbCr planes and their RGB conversion, about 4.5 bytes a pixel, are held while
     /// the result is box-reduced from them row by row.
-    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+    package func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let format = HEIFBrands.format(of: data) ?? .heic
         let library = try loaded(format)
         if let reason = HEIFBrands.truncation(of: data) { throw ImageError.truncated(format: format, reason: reason) }

@@ -4,36 +4,36 @@ import Foundation
 /// `downsamplingHeadroom`), only the `regionOfInterest`, EXIF orientation; a progressive file at a reduced scale
 /// reads only the scans that scale shows. Previews of progressive files while they download come from
 /// `makeIncrementalDecoder(options:)`.
-public struct JPEGDecoder: ImageDecoding, Hashable {
+package struct JPEGDecoder: ImageDecoding, Hashable {
     /// "jpeg".
-    public var identifier: String { ImageFormat.jpeg.rawValue }
+    package var identifier: String { ImageFormat.jpeg.rawValue }
 
     /// Whether a progressive file decoded at a reduced scale reads only the scans that scale shows (the output
     /// is the same either way; benchmarks compare the two).
     package var skipsUnneededScans = true
 
     /// Creates the decoder.
-    public init() {}
+    package init() {}
 
     /// `true`: only the region of interest is decoded.
-    public var decodesRegions: Bool { true }
+    package var decodesRegions: Bool { true }
 
     /// Whether `data` starts with `FF D8 FF`.
-    public func canDecode(_ data: Data) -> Bool { ImageFormat.sniff(data) == .jpeg }
+    package func canDecode(_ data: Data) -> Bool { ImageFormat.sniff(data) == .jpeg }
 
     /// The SOF size, EXIF orientation; never alpha.
-    public func header(of data: Data) throws -> ImageHeader {
+    package func header(of data: Data) throws -> ImageHeader {
         try data.withUnsafeBytes { try ImageDecoder.jpegHeader($0) }
     }
 
     /// Previews of a progressive JPEG as it downloads (libjpeg-turbo's buffered-image mode), at the size and
     /// region the final decode with `options` has; see `IncrementalImageDecoding`. A baseline file gives none.
-    public func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoding)? {
+    package func makeIncrementalDecoder(options: ImageDecodingOptions) -> (any IncrementalImageDecoding)? {
         try? JPEGIncrementalDecoder(options: options)
     }
 
     /// Decodes, upright, downscaled toward `options.targetSize` and cut to `options.regionOfInterest` when set.
-    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+    package func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         try data.withUnsafeBytes {
             try ImageDecoder.decodeJPEG($0, options: options, skipsUnneededScans: skipsUnneededScans)
         }

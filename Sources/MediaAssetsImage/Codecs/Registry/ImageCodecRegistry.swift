@@ -1,9 +1,35 @@
 import Foundation
 
-/// The decoders an `ImageUtil` knows, chosen per input by its magic bytes.
+/// The one way to decode image bytes: the decoders an `ImageUtil` knows, chosen per input by its magic bytes,
+/// decoding into premultiplied RGBA `Image`s.
 ///
-/// A value owned by `ImageUtil.Configuration` (never a global): register a decoder of your own and it is
-/// asked first; registering one with an existing `identifier` replaces it.
+/// ```swift
+/// let image = try ImageCodecRegistry.standard.decode(bytes, options: .init(targetSize: .square(96)))
+/// ```
+///
+/// The format comes from the magic bytes: JPEG and PNG through the linked libjpeg-turbo and libpng; WebP, GIF,
+/// HEIC and AVIF through libwebp, giflib and libheif loaded at run time (a missing one throws
+/// `ImageError.libraryMissing` naming the Debian package). Every failure is a thrown `ImageError`: corrupt,
+/// truncated or hostile input never ends the process (libjpeg's and libpng's longjmp-based errors are caught in
+/// the C shims). The header is read first and its size checked against `ImageDecodingOptions.maxPixelCount`
+/// before any pixel memory is allocated.
+///
+/// Truncation policy: a file that ends early throws `ImageError.truncated` instead of returning a partial
+/// image (libjpeg would fill the missing rows with grey), so a cut download is never cached as if it were
+/// whole. A JPEG must reach its EOI marker and a PNG its IEND chunk. JPEG warnings other than a premature end
+/// (stray bytes between markers, one bad Huffman code) are tolerated, as browsers do. Progressive JPEGs with
+/// more than 1000 scans are refused as corrupt (a CPU bomb).
+///
+/// Still images decode at display size: toward `targetSize × downsamplingHeadroom` and only the
+/// `regionOfInterest` (JPEG by DCT scaling and libjpeg-turbo's cropping, reading only the scans a progressive
+/// file's scale shows; WebP by libwebp's scaling and cropping; PNG row by row into a box-reduced buffer; HEIC
+/// and AVIF from an embedded thumbnail that covers the target, else reduced from libheif's decoded plane), so
+/// peak memory follows the output, not the source. An interlaced PNG and a HEIC or AVIF without a large enough
+/// thumbnail are decoded whole first. A decoder that cannot cut a region has it cut by the registry. PNG's
+/// orientation is not read (no eXIf support).
+///
+/// A value owned by `ImageUtil.Configuration` (never a global): register a decoder of your own (an
+/// `ImageDecoding`) and it is asked first; registering one with an existing `identifier` replaces it.
 ///
 /// ```swift
 /// var configuration = ImageUtil.Configuration()
@@ -11,10 +37,10 @@ import Foundation
 /// ```
 public struct ImageCodecRegistry: Sendable {
     /// The decoders in the order they are asked.
-    public private(set) var decoders: [any ImageDecoding]
+    package private(set) var decoders: [any ImageDecoding]
 
     /// Creates a registry of `decoders`, asked in this order.
-    public init(decoders: [any ImageDecoding]) {
+    package init(decoders: [any ImageDecoding]) {
         self.decoders = decoders
     }
 
@@ -25,7 +51,7 @@ public struct ImageCodecRegistry: Sendable {
 
     /// The decoders' identifiers in order ("jpeg+png+webp+gif+heif"): part of the key of what this registry
     /// decodes, so a util whose registry differs does not share decoded images with one whose registry does not.
-    public var identifier: String { decoders.map(\.identifier).joined(separator: "+") }
+    package var identifier: String { decoders.map(\.identifier).joined(separator: "+") }
 
     /// Adds `decoder` in front of the others, replacing any decoder with the same identifier.
     public mutating func register(_ decoder: any ImageDecoding) {
@@ -34,14 +60,14 @@ public struct ImageCodecRegistry: Sendable {
     }
 
     /// The decoder with this identifier, if registered.
-    public func decoder(identifier: String) -> (any ImageDecoding)? {
+    package func decoder(identifier: String) -> (any ImageDecoding)? {
         decoders.first { $0.identifier == identifier }
     }
 
     /// The first decoder that recognises `data`'s magic bytes.
     ///
     /// - Throws: `ImageError.unknownFormat` with the leading bytes when none does.
-    public func decoder(for data: Data) throws -> any ImageDecoding {
+    package func decoder(for data: Data) throws -> any ImageDecoding {
         guard let decoder = decoders.first(where: { $0.canDecode(data) }) else {
             throw ImageError.unknownFormat(byteCount: data.count, leadingBytes: Array(data.prefix(8)))
         }

@@ -1,10 +1,10 @@
 import Foundation
 
-/// An encoder plugin: turns a premultiplied RGBA `Image` into bytes of one format.
+/// An encoder of one format and its settings: what `ImageEncoder` runs for each of its cases.
 ///
 /// `identifier` names the format and its settings ("png-1", "webp-q80"), so variants encoded differently are
 /// stored under different keys.
-public protocol ImageEncoding: Sendable {
+package protocol ImageEncoding: Sendable {
     /// A stable name of the format and settings.
     var identifier: String { get }
     /// The format written.

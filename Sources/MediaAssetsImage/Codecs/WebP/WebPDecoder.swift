@@ -3,12 +3,12 @@ import Foundation
 
 /// Decodes WebP (lossy, lossless, alpha) through libwebp, and animated WebP through libwebpdemux, both loaded
 /// at run time; a missing library throws `ImageError.libraryMissing` naming libwebp7 or libwebpdemux2.
-public struct WebPDecoder: ImageDecoding {
+package struct WebPDecoder: ImageDecoding {
     private let codec: Result<WebPLibrary, ImageError>
     let animation: Result<WebPDemuxLibrary, ImageError>
 
     /// Creates the decoder over the installed libwebp.so.7 and libwebpdemux.so.2.
-    public init() {
+    package init() {
         self.init(codec: WebPLibrary.system, animation: WebPDemuxLibrary.system)
     }
 
@@ -19,13 +19,13 @@ public struct WebPDecoder: ImageDecoding {
     }
 
     /// "webp".
-    public var identifier: String { ImageFormat.webp.rawValue }
+    package var identifier: String { ImageFormat.webp.rawValue }
 
     /// Whether `data` starts with `RIFF????WEBP`.
-    public func canDecode(_ data: Data) -> Bool { ImageFormat.sniff(data) == .webp }
+    package func canDecode(_ data: Data) -> Bool { ImageFormat.sniff(data) == .webp }
 
     /// The canvas size and whether it has alpha, from the VP8/VP8L/VP8X header.
-    public func header(of data: Data) throws -> ImageHeader {
+    package func header(of data: Data) throws -> ImageHeader {
         let features = try features(of: data, library: codec.get())
         return ImageHeader(
             format: .webp, width: Int(features.width), height: Int(features.height), orientation: .identity,
@@ -34,11 +34,11 @@ public struct WebPDecoder: ImageDecoding {
     }
 
     /// `true`: libwebp crops a still image itself; the first frame of an animation is cut after decoding.
-    public var decodesRegions: Bool { true }
+    package var decodesRegions: Bool { true }
 
     /// Decodes a still WebP at display size (see `decodeStill`), or the first frame of an animated one at full
     /// size.
-    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+    package func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let library = try codec.get()
         let features = try features(of: data, library: library)
         if features.has_animation != 0 {
@@ -55,7 +55,7 @@ public struct WebPDecoder: ImageDecoding {
     }
 
     /// Decodes every frame of an animated WebP (a still WebP is one frame).
-    public func decodeAnimation(_ data: Data, options: ImageDecodingOptions) throws -> AnimatedImage {
+    package func decodeAnimation(_ data: Data, options: ImageDecodingOptions) throws -> AnimatedImage {
         let features = try features(of: data, library: codec.get())
         guard features.has_animation != 0 else { return AnimatedImage(still: try decode(data, options: options)) }
         return try animationFrames(data, options: options, frameLimit: Int.max)

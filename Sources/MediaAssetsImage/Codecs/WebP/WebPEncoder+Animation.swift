@@ -7,18 +7,18 @@ extension WebPEncoder {
     ///
     /// Frames are full-canvas, not blended, not disposed; every frame has the first one's size. Durations are
     /// rounded down to milliseconds (at most 16777215 ms each).
-    public struct AnimationWriter: Sendable {
+    package struct AnimationWriter: Sendable {
         /// The encoder of every frame.
-        public let encoder: WebPEncoder
+        package let encoder: WebPEncoder
         /// The size of the frames appended so far (the first one's), or `nil` before the first.
-        public private(set) var canvas: PixelSize?
+        package private(set) var canvas: PixelSize?
         /// How many frames were appended.
-        public private(set) var frameCount = 0
+        package private(set) var frameCount = 0
         private var frameChunks = Data()
         private var hasAlpha = false
 
         /// A writer encoding each frame with `encoder`.
-        public init(encoder: WebPEncoder) {
+        package init(encoder: WebPEncoder) {
             self.encoder = encoder
         }
 
@@ -26,7 +26,7 @@ extension WebPEncoder {
         ///
         /// - Throws: `ImageError.encodingFailed` (a frame of another size than the first, or a side over WebP's
         ///   16383 pixels), `.libraryMissing`.
-        public mutating func append(_ frame: AnimatedImage.Frame) throws {
+        package mutating func append(_ frame: AnimatedImage.Frame) throws {
             let size = PixelSize(width: frame.image.width, height: frame.image.height)
             if let canvas, canvas != size {
                 throw ImageError.encodingFailed(
@@ -49,7 +49,7 @@ extension WebPEncoder {
 
         /// The animated WebP of the frames appended, playing `loopCount` times (0: forever); `nil` when no
         /// frame was appended.
-        public func finish(loopCount: Int) -> Data? {
+        package func finish(loopCount: Int) -> Data? {
             guard let canvas else { return nil }
             return WebPContainer.animation(
                 canvas: canvas, hasAlpha: hasAlpha, loopCount: loopCount, frameChunks: frameChunks
@@ -57,11 +57,11 @@ extension WebPEncoder {
         }
     }
 
-    /// An animated WebP of `animation`, written frame by frame by an `AnimationWriter` (only the container is
+    /// An animated WebP of `animation`, written frame by frame by an animation writer (only the container is
     /// written here; every bitstream comes from libwebp). `loopCount` 0 loops forever.
     ///
     /// - Throws: `ImageError.encodingFailed`, `.libraryMissing`.
-    public func encode(_ animation: AnimatedImage) throws -> Data {
+    package func encode(_ animation: AnimatedImage) throws -> Data {
         var writer = AnimationWriter(encoder: self)
         for frame in animation.frames { try writer.append(frame) }
         guard let data = writer.finish(loopCount: animation.loopCount) else {

@@ -3,9 +3,9 @@ import Foundation
 /// WebP through libwebp (loaded at run time): lossy at a quality, or lossless; alpha is kept.
 ///
 /// WebP variants of photographic avatars are typically several times smaller than PNG (see the benchmarks).
-public struct WebPEncoder: ImageEncoding {
+package struct WebPEncoder: ImageEncoding {
     /// Lossy at a quality (0...100) or lossless.
-    public enum Compression: Sendable, Hashable {
+    package enum Compression: Sendable, Hashable {
         /// VP8 at `quality` 0...100 (75 is libwebp's default), alpha compressed losslessly.
         case lossy(quality: Int)
         /// VP8L: exact pixels.
@@ -13,11 +13,11 @@ public struct WebPEncoder: ImageEncoding {
     }
 
     /// How the pixels are compressed.
-    public var compression: Compression
+    package var compression: Compression
     private let library: Result<WebPLibrary, ImageError>
 
     /// Creates an encoder over the installed libwebp.so.7.
-    public init(compression: Compression = .lossy(quality: 80)) {
+    package init(compression: Compression = .lossy(quality: 80)) {
         self.init(compression: compression, library: WebPLibrary.system)
     }
 
@@ -28,7 +28,7 @@ public struct WebPEncoder: ImageEncoding {
     }
 
     /// "webp-q<quality>" or "webp-lossless".
-    public var identifier: String {
+    package var identifier: String {
         switch compression {
         case .lossy(let quality): return "webp-q\(quality)"
         case .lossless: return "webp-lossless"
@@ -36,12 +36,12 @@ public struct WebPEncoder: ImageEncoding {
     }
 
     /// `.webp`.
-    public var format: ImageFormat { .webp }
+    package var format: ImageFormat { .webp }
 
     /// The WebP bytes of `image` (un-premultiplied first).
     ///
     /// - Throws: `ImageError.encodingFailed` (a side over WebP's 16383 pixels), `.libraryMissing`.
-    public func encode(_ image: Image) throws -> Data {
+    package func encode(_ image: Image) throws -> Data {
         let library = try library.get()
         guard image.width <= 16_383, image.height <= 16_383 else {
             throw ImageError.encodingFailed(
