@@ -160,8 +160,8 @@ extension AnimationUtil {
         if asset.isEmbedded {
             guard let data = asset.embeddedData() else { return .failure(.invalidDataURL(assetID: asset.id)) }
             do {
-                let image = try await manager.decodeLimiter.run {
-                    try await manager.runOnExecutor {
+                let image = try await manager.runtime.decodeLimiter.run {
+                    try await manager.runtime.runOnExecutor {
                         try images.configuration.codecs.decode(data, options: images.configuration.decodingOptions)
                     }
                 }

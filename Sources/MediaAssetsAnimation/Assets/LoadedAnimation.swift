@@ -15,7 +15,7 @@ public struct LoadedAnimation: Sendable {
     public let failures: [AnimationAssetError]
 
     /// Creates a loaded animation from its parts.
-    public init(animation: LottieDocument, images: [LoadedImageAsset], failures: [AnimationAssetError] = []) {
+    package init(animation: LottieDocument, images: [LoadedImageAsset], failures: [AnimationAssetError] = []) {
         self.animation = animation
         self.images = images
         self.failures = failures
@@ -62,7 +62,7 @@ public struct LoadedImageAsset: Sendable, Hashable {
     public let image: Image
 
     /// Creates a loaded image asset.
-    public init(assetID: String, origin: Origin, image: Image) {
+    package init(assetID: String, origin: Origin, image: Image) {
         self.assetID = assetID
         self.origin = origin
         self.image = image

@@ -55,13 +55,13 @@ public struct DotLottieManifest: Sendable, Hashable {
     }
 
     /// Whether this is a version 2 manifest (folders `a/` and `i/`).
-    public var isVersion2: Bool {
+    package var isVersion2: Bool {
         version.map { $0 == "2" || $0.hasPrefix("2.") } ?? false
     }
 
     /// The folder holding animation JSON files, with a trailing slash.
-    public var animationsDirectory: String { isVersion2 ? "a/" : "animations/" }
+    package var animationsDirectory: String { isVersion2 ? "a/" : "animations/" }
 
     /// The folder holding images, with a trailing slash.
-    public var imagesDirectory: String { isVersion2 ? "i/" : "images/" }
+    package var imagesDirectory: String { isVersion2 ? "i/" : "images/" }
 }

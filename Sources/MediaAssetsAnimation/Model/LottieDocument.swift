@@ -106,7 +106,7 @@ public struct LottieDocument: Sendable, Hashable {
 
     /// The absolute URL of an external image asset (`u` + `p` resolved against `baseURL`), or nil for an
     /// embedded image or a reference that makes no URL.
-    public func externalImageURL(of image: LottieImageAsset, relativeTo baseURL: URL) -> URL? {
+    package func externalImageURL(of image: LottieImageAsset, relativeTo baseURL: URL) -> URL? {
         guard !image.isEmbedded else { return nil }
         let reference = (image.directory ?? "") + image.path
         let url =

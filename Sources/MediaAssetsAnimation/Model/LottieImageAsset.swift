@@ -18,7 +18,7 @@ public struct LottieImageAsset: Sendable, Hashable {
     public var isEmbedded: Bool
 
     /// Creates an image asset.
-    public init(
+    package init(
         id: String, name: String? = nil, width: Double? = nil, height: Double? = nil,
         directory: String? = nil, path: String, isEmbedded: Bool = false
     ) {
@@ -32,12 +32,12 @@ public struct LottieImageAsset: Sendable, Hashable {
     }
 
     /// The data URL of an embedded image, or nil for an external one.
-    public var dataURL: String? {
+    package var dataURL: String? {
         isEmbedded && path.hasPrefix("data:") ? path : nil
     }
 
     /// The media type a data URL declares (for example `image/png`), or nil.
-    public var embeddedMediaType: String? {
+    package var embeddedMediaType: String? {
         guard let header = dataURLParts?.header else { return nil }
         let type = header.split(separator: ";", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         return type.isEmpty ? nil : type

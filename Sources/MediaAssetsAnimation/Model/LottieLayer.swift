@@ -19,7 +19,7 @@ public struct LottieLayer: Sendable, Hashable {
     public var referenceID: String?
 
     /// Creates a layer.
-    public init(
+    package init(
         type: LottieLayerType, name: String? = nil, index: Int? = nil, parent: Int? = nil,
         inPoint: Double? = nil, outPoint: Double? = nil, referenceID: String? = nil
     ) {

@@ -8,7 +8,7 @@ public struct LottieMarker: Sendable, Hashable {
     public var duration: Double
 
     /// Creates a marker.
-    public init(comment: String?, time: Double, duration: Double) {
+    package init(comment: String?, time: Double, duration: Double) {
         self.comment = comment
         self.time = time
         self.duration = duration

@@ -10,7 +10,7 @@ public struct LottiePrecomposition: Sendable, Hashable {
     public var layers: [LottieLayer]
 
     /// Creates a precomposition.
-    public init(id: String, name: String? = nil, frameRate: Double? = nil, layers: [LottieLayer]) {
+    package init(id: String, name: String? = nil, frameRate: Double? = nil, layers: [LottieLayer]) {
         self.id = id
         self.name = name
         self.frameRate = frameRate

@@ -22,7 +22,7 @@ public struct LottieVersion: Sendable, Hashable, Comparable, CustomStringConvert
     public var origin: Origin
 
     /// Creates a version from its components.
-    public init(major: Int, minor: Int, patch: Int, origin: Origin) {
+    package init(major: Int, minor: Int, patch: Int, origin: Origin) {
         self.major = major
         self.minor = minor
         self.patch = patch
@@ -32,7 +32,7 @@ public struct LottieVersion: Sendable, Hashable, Comparable, CustomStringConvert
     /// Parses a bodymovin version string such as `"5.5.2"`; missing or non-numeric parts count as 0.
     ///
     /// Returns nil when the string does not start with a number.
-    public init?(bodymovin text: String) {
+    package init?(bodymovin text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).prefix(3)
         let numbers = parts.map { part in Int(part.prefix { $0.isASCII && $0.isNumber }) }
         guard let major = numbers.first ?? nil else { return nil }
@@ -47,7 +47,7 @@ public struct LottieVersion: Sendable, Hashable, Comparable, CustomStringConvert
     /// Decodes the specification's integer `MMmmpp` form (for example `10000` is 1.0.0).
     ///
     /// Returns nil for negative values.
-    public init?(specification value: Int) {
+    package init?(specification value: Int) {
         guard value >= 0 else { return nil }
         self.init(major: value / 10_000, minor: value / 100 % 100, patch: value % 100, origin: .specification)
     }

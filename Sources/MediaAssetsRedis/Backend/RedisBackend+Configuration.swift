@@ -84,21 +84,21 @@ public struct RedisBackendStatistics: Sendable, Hashable {
 }
 
 /// The memory limit and eviction policy the servers report (`CONFIG GET maxmemory*`).
-public struct RedisServerLimits: Sendable, Hashable {
+package struct RedisServerLimits: Sendable, Hashable {
     /// The sum of the primaries' `maxmemory`, nil when any of them has none (0) or hides it.
-    public var maxmemory: Int?
+    package var maxmemory: Int?
     /// The primaries' `maxmemory-policy` values, such as `allkeys-lru`.
-    public var policies: [String]
+    package var policies: [String]
 
     /// Whether every primary evicts least-recently (or least-frequently) used keys when full.
-    public var evictsByUse: Bool {
+    package var evictsByUse: Bool {
         !policies.isEmpty && policies.allSatisfy { $0.hasSuffix("-lru") || $0.hasSuffix("-lfu") }
     }
 
     /// Whether no primary can evict a pinned entry: each evicts only keys with a time to live
     /// (`volatile-*`; pinned entries have none) or nothing (`noeviction`). Under `allkeys-*` any key,
     /// pinned or not, may go when memory is full.
-    public var keepsPinnedEntries: Bool {
+    package var keepsPinnedEntries: Bool {
         !policies.isEmpty && policies.allSatisfy { $0.hasPrefix("volatile-") || $0 == "noeviction" }
     }
 }

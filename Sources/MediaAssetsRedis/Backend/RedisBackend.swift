@@ -267,7 +267,7 @@ public final class RedisBackend: CacheBackend {
 
     /// Reads `maxmemory` and `maxmemory-policy` from every primary, updating `byteLimit`.
     @discardableResult
-    public func refreshServerLimits() async throws -> RedisServerLimits {
+    package func refreshServerLimits() async throws -> RedisServerLimits {
         var total = 0
         var unlimited = false
         var policies: [String] = []

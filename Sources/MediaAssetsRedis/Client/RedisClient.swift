@@ -14,29 +14,29 @@ import Foundation
 /// let client = try RedisClient(address: "redis://127.0.0.1:6379")
 /// try await client.send(RESPCommand("SET", "greeting", "hello"))
 /// ```
-public final class RedisClient: Sendable {
+package final class RedisClient: Sendable {
     /// The server.
-    public let endpoint: RedisEndpoint
+    package let endpoint: RedisEndpoint
     /// Credentials, pool size and timeouts.
-    public let options: RedisClientOptions
+    package let options: RedisClientOptions
     let pool: RedisConnectionPool
 
     /// Creates a client; no connection is opened until the first command.
-    public init(endpoint: RedisEndpoint, options: RedisClientOptions = RedisClientOptions()) {
+    package init(endpoint: RedisEndpoint, options: RedisClientOptions = RedisClientOptions()) {
         self.endpoint = endpoint
         self.options = options
         self.pool = RedisConnectionPool(endpoint: endpoint, options: options)
     }
 
     /// Creates a client for a `redis://` or `unix://` address, taking its credentials and database.
-    public convenience init(address: String) throws(RedisError) {
+    package convenience init(address: String) throws(RedisError) {
         let parsed = try RedisAddress(address)
         self.init(endpoint: parsed.endpoint, options: RedisClientOptions(address: parsed))
     }
 
     /// Sends one command; an error reply is thrown as `RedisError.serverError`.
     @discardableResult
-    public func send(_ command: RESPCommand) async throws(RedisError) -> RESPValue {
+    package func send(_ command: RESPCommand) async throws(RedisError) -> RESPValue {
         let reply = try await pipeline([command])[0]
         if case .error(let message) = reply {
             throw .serverError(endpoint: endpoint.description, command: command.name, message: message)
@@ -45,13 +45,13 @@ public final class RedisClient: Sendable {
     }
 
     /// Sends `commands` in one write and returns their replies in order; error replies are values.
-    public func pipeline(_ commands: [RESPCommand]) async throws(RedisError) -> [RESPValue] {
+    package func pipeline(_ commands: [RESPCommand]) async throws(RedisError) -> [RESPValue] {
         guard !commands.isEmpty else { return [] }
         return try await pool.send(commands)
     }
 
     /// Closes the connections no command is waiting on; the client reconnects on its next command.
-    public func closeIdleConnections() { pool.closeIdle() }
+    package func closeIdleConnections() { pool.closeIdle() }
 }
 
 extension DispatchQueue {

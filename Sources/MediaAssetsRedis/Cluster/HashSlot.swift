@@ -1,11 +1,11 @@
 /// Redis Cluster's key-to-slot mapping: CRC16 (XMODEM) of the key, or of its hash tag, mod 16384.
-public enum HashSlot {
+package enum HashSlot {
     /// The number of slots in a cluster.
-    public static let count = 16_384
+    package static let count = 16_384
 
     /// The slot of `key`: if the key has a non-empty `{tag}`, only the tag is hashed, so keys that
     /// share a tag share a slot.
-    public static func slot<Bytes: Collection<UInt8>>(of key: Bytes) -> Int where Bytes.Index == Int {
+    package static func slot<Bytes: Collection<UInt8>>(of key: Bytes) -> Int where Bytes.Index == Int {
         var hashed = key[...]
         if let open = key.firstIndex(of: UInt8(ascii: "{")),
             let close = key[(open + 1)...].firstIndex(of: UInt8(ascii: "}")), close > open + 1
@@ -16,7 +16,7 @@ public enum HashSlot {
     }
 
     /// CRC16-CCITT (XMODEM: polynomial 0x1021, initial value 0), as the cluster specification defines.
-    public static func crc16<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt16 {
+    package static func crc16<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt16 {
         var crc: UInt16 = 0
         for byte in bytes {
             crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]

@@ -7,13 +7,13 @@ import Synchronization
 /// use, after a `MOVED` (the moved slot is fixed at once, the whole map re-read), and when a node
 /// stops answering. `ASK` sends `ASKING` and the command to the importing node once. A node that
 /// is gone makes its slots fail fast with a typed error (connect timeout, then backoff), never hang.
-public final class RedisClusterClient: Sendable {
+package final class RedisClusterClient: Sendable {
     /// The addresses tried first to discover the cluster.
-    public let seeds: [RedisEndpoint]
+    package let seeds: [RedisEndpoint]
     /// Credentials, pool size and timeouts, used for every node.
-    public let options: RedisClientOptions
+    package let options: RedisClientOptions
     /// The most redirections followed for one command.
-    public static let maximumRedirects = 5
+    package static let maximumRedirects = 5
 
     private struct State {
         var map = ClusterSlotMap()
@@ -25,14 +25,14 @@ public final class RedisClusterClient: Sendable {
     private let state = Mutex(State())
 
     /// Creates a client from one or more nodes' addresses; nothing is contacted until the first command.
-    public init(seeds: [RedisEndpoint], options: RedisClientOptions = RedisClientOptions()) {
+    package init(seeds: [RedisEndpoint], options: RedisClientOptions = RedisClientOptions()) {
         self.seeds = seeds
         self.options = options
     }
 
     /// Sends a command about `key` to the slot's primary, following redirections.
     @discardableResult
-    public func send(_ command: RESPCommand, routedBy key: Data) async throws(RedisError) -> RESPValue {
+    package func send(_ command: RESPCommand, routedBy key: Data) async throws(RedisError) -> RESPValue {
         let slot = HashSlot.slot(of: key)
         var askTarget: RedisEndpoint?
         var redirects = 0
@@ -72,7 +72,7 @@ public final class RedisClusterClient: Sendable {
     }
 
     /// The primary currently serving `slot`, reading the slot map if it is not known yet.
-    public func primary(forSlot slot: Int) async throws(RedisError) -> RedisEndpoint {
+    package func primary(forSlot slot: Int) async throws(RedisError) -> RedisEndpoint {
         try await owner(of: slot)
     }
 

@@ -1,22 +1,22 @@
 import Foundation
 
 /// A command as Redis receives it: an array of binary-safe bulk strings.
-public struct RESPCommand: Sendable, Hashable, CustomStringConvertible {
+package struct RESPCommand: Sendable, Hashable, CustomStringConvertible {
     /// The command name and its arguments.
-    public var arguments: [Data]
+    package var arguments: [Data]
 
     /// Creates a command from its name and arguments (strings are sent as UTF-8).
-    public init(_ name: String, _ arguments: RESPArgument...) {
+    package init(_ name: String, _ arguments: RESPArgument...) {
         self.arguments = [Data(name.utf8)] + arguments.map(\.data)
     }
 
     /// Creates a command from raw argument bytes, the name first.
-    public init(arguments: [Data]) { self.arguments = arguments }
+    package init(arguments: [Data]) { self.arguments = arguments }
 
     /// The command's name, for error messages.
-    public var name: String { arguments.first.map { String(decoding: $0, as: UTF8.self) } ?? "" }
+    package var name: String { arguments.first.map { String(decoding: $0, as: UTF8.self) } ?? "" }
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// Appends the command's RESP encoding to `buffer`.
     package func encode(into buffer: inout [UInt8]) {
@@ -38,16 +38,16 @@ public struct RESPCommand: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One argument of a `RESPCommand`: text, a number or raw bytes.
-public struct RESPArgument: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+package struct RESPArgument: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     /// The argument's bytes as sent.
-    public let data: Data
+    package let data: Data
 
     /// Raw bytes.
-    public init(_ data: Data) { self.data = data }
+    package init(_ data: Data) { self.data = data }
     /// UTF-8 text.
-    public init(_ text: String) { self.data = Data(text.utf8) }
+    package init(_ text: String) { self.data = Data(text.utf8) }
     /// A decimal number.
-    public init(_ number: Int) { self.data = Data(String(number).utf8) }
-    public init(stringLiteral value: String) { self.init(value) }
-    public init(integerLiteral value: Int) { self.init(value) }
+    package init(_ number: Int) { self.data = Data(String(number).utf8) }
+    package init(stringLiteral value: String) { self.init(value) }
+    package init(integerLiteral value: Int) { self.init(value) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One reply of the Redis serialization protocol (RESP2).
-public enum RESPValue: Sendable, Hashable, CustomStringConvertible {
+package enum RESPValue: Sendable, Hashable, CustomStringConvertible {
     /// A status line such as `OK` or `PONG` (`+`).
     case simpleString(String)
     /// An error line such as `MOVED 3999 127.0.0.1:7002` (`-`).
@@ -14,7 +14,7 @@ public enum RESPValue: Sendable, Hashable, CustomStringConvertible {
     case array([RESPValue]?)
 
     /// The bytes of a bulk or simple string, nil for anything else.
-    public var bytes: Data? {
+    package var bytes: Data? {
         switch self {
         case .bulkString(let data): return data
         case .simpleString(let text): return Data(text.utf8)
@@ -23,10 +23,10 @@ public enum RESPValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The text of a bulk or simple string (lossily decoded as UTF-8), nil for anything else.
-    public var text: String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+    package var text: String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
 
     /// A short rendering for error messages: the type and at most 100 bytes of the value.
-    public var description: String {
+    package var description: String {
         switch self {
         case .simpleString(let text): return "+\(text.prefix(100))"
         case .error(let message): return "-\(message.prefix(100))"

@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON value kept as read: the parts of a dotLottie theme or state machine whose shape depends on
 /// their type (a rule's `value`, a guard's `compareTo`, an interaction's actions).
-public enum DotLottieJSONValue: Sendable, Hashable {
+package enum DotLottieJSONValue: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -17,31 +17,31 @@ public enum DotLottieJSONValue: Sendable, Hashable {
     case object([String: DotLottieJSONValue])
 
     /// The string, if this is one.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case let .string(text) = self { return text }
         return nil
     }
 
     /// The number, if this is one.
-    public var numberValue: Double? {
+    package var numberValue: Double? {
         if case let .number(number) = self { return number }
         return nil
     }
 
     /// The elements, if this is an array.
-    public var arrayValue: [DotLottieJSONValue]? {
+    package var arrayValue: [DotLottieJSONValue]? {
         if case let .array(elements) = self { return elements }
         return nil
     }
 
     /// The members, if this is an object.
-    public var objectValue: [String: DotLottieJSONValue]? {
+    package var objectValue: [String: DotLottieJSONValue]? {
         if case let .object(members) = self { return members }
         return nil
     }
 
     /// The member `key` of an object; nil for a missing key or a value that is not an object.
-    public subscript(key: String) -> DotLottieJSONValue? {
+    package subscript(key: String) -> DotLottieJSONValue? {
         objectValue?[key]
     }
 

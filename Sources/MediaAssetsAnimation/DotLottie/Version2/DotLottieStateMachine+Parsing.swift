@@ -9,7 +9,7 @@ extension DotLottieStateMachine {
     ///
     /// - Throws: `DotLottieError.unknownState` for an `initial` or `toState` naming no state,
     ///   `DotLottieError.invalidStateMachine` naming the JSON path for anything else.
-    public static func parse(
+    package static func parse(
         _ data: Data, id: String, options: LottieParsingOptions = .init()
     ) throws -> DotLottieStateMachine {
         let failure: @Sendable (String, String) -> DotLottieError = {

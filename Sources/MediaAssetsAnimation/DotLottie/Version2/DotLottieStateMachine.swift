@@ -4,18 +4,18 @@ import Foundation
 /// guarded by inputs, and the interactions that set those inputs.
 public struct DotLottieStateMachine: Sendable, Hashable {
     /// One state.
-    public struct State: Sendable, Hashable {
+    package struct State: Sendable, Hashable {
         /// The state's name, unique in the machine.
-        public var name: String
+        package var name: String
         /// `PlaybackState`, `GlobalState`, …
-        public var type: String
+        package var type: String
         /// The manifest animation a playback state plays, if it names one.
-        public var animationID: String?
+        package var animationID: String?
         /// The ways out of this state, in file order.
-        public var transitions: [Transition]
+        package var transitions: [Transition]
 
         /// Creates a state.
-        public init(name: String, type: String, animationID: String? = nil, transitions: [Transition] = []) {
+        package init(name: String, type: String, animationID: String? = nil, transitions: [Transition] = []) {
             self.name = name
             self.type = type
             self.animationID = animationID
@@ -24,16 +24,16 @@ public struct DotLottieStateMachine: Sendable, Hashable {
     }
 
     /// A transition to another state, taken when all its guards hold.
-    public struct Transition: Sendable, Hashable {
+    package struct Transition: Sendable, Hashable {
         /// `Transition` or `Tweened`.
-        public var type: String
+        package var type: String
         /// The name of the state it leads to.
-        public var targetState: String
+        package var targetState: String
         /// The conditions, all of which must hold.
-        public var guards: [Guard]
+        package var guards: [Guard]
 
         /// Creates a transition.
-        public init(type: String, targetState: String, guards: [Guard] = []) {
+        package init(type: String, targetState: String, guards: [Guard] = []) {
             self.type = type
             self.targetState = targetState
             self.guards = guards
@@ -41,18 +41,18 @@ public struct DotLottieStateMachine: Sendable, Hashable {
     }
 
     /// A condition on an input.
-    public struct Guard: Sendable, Hashable {
+    package struct Guard: Sendable, Hashable {
         /// `Boolean`, `Numeric`, `String` or `Event`.
-        public var type: String
+        package var type: String
         /// The input it reads.
-        public var inputName: String
+        package var inputName: String
         /// `Equal`, `NotEqual`, `GreaterThan`, …, if given.
-        public var conditionType: String?
+        package var conditionType: String?
         /// The value compared with, as written.
-        public var compareTo: DotLottieJSONValue?
+        package var compareTo: DotLottieJSONValue?
 
         /// Creates a guard.
-        public init(type: String, inputName: String, conditionType: String? = nil, compareTo: DotLottieJSONValue? = nil)
+        package init(type: String, inputName: String, conditionType: String? = nil, compareTo: DotLottieJSONValue? = nil)
         {
             self.type = type
             self.inputName = inputName
@@ -62,16 +62,16 @@ public struct DotLottieStateMachine: Sendable, Hashable {
     }
 
     /// An input the app or an interaction sets.
-    public struct Input: Sendable, Hashable {
+    package struct Input: Sendable, Hashable {
         /// `Boolean`, `Numeric`, `String` or `Event`.
-        public var type: String
+        package var type: String
         /// The input's name, unique in the machine.
-        public var name: String
+        package var name: String
         /// The initial value, as written.
-        public var value: DotLottieJSONValue?
+        package var value: DotLottieJSONValue?
 
         /// Creates an input.
-        public init(type: String, name: String, value: DotLottieJSONValue? = nil) {
+        package init(type: String, name: String, value: DotLottieJSONValue? = nil) {
             self.type = type
             self.name = name
             self.value = value
@@ -83,16 +83,16 @@ public struct DotLottieStateMachine: Sendable, Hashable {
     /// The state the machine starts in.
     public var initialState: String
     /// The states, in file order.
-    public var states: [State]
+    package var states: [State]
     /// The inputs, in file order.
-    public var inputs: [Input]
+    package var inputs: [Input]
     /// The interactions (pointer and animation events with their actions), as written.
-    public var interactions: [DotLottieJSONValue]
+    package var interactions: [DotLottieJSONValue]
     /// The file's bytes, written back unchanged on export.
     public var data: Data
 
     /// Creates a state machine.
-    public init(
+    package init(
         id: String, initialState: String, states: [State], inputs: [Input] = [],
         interactions: [DotLottieJSONValue] = [], data: Data
     ) {
@@ -105,7 +105,7 @@ public struct DotLottieStateMachine: Sendable, Hashable {
     }
 
     /// The state named `name`, if any.
-    public func state(named name: String) -> State? {
+    package func state(named name: String) -> State? {
         states.first { $0.name == name }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// positions, gradients, images, text) without editing its JSON.
 public struct DotLottieTheme: Sendable, Hashable {
     /// What a rule sets; its `value` or `keyframes` take the shape of this type.
-    public enum RuleType: String, Sendable, Hashable, CaseIterable {
+    package enum RuleType: String, Sendable, Hashable, CaseIterable {
         case color = "Color"
         case scalar = "Scalar"
         case position = "Position"
@@ -15,22 +15,22 @@ public struct DotLottieTheme: Sendable, Hashable {
     }
 
     /// One rule: the slot it targets and what it sets there.
-    public struct Rule: Sendable, Hashable {
+    package struct Rule: Sendable, Hashable {
         /// The slot identifier (a key of the animation's `slots`).
-        public var slotID: String
+        package var slotID: String
         /// What the rule sets.
-        public var type: RuleType
+        package var type: RuleType
         /// The animations the rule applies to; nil means every animation of the archive.
-        public var animationIDs: [String]?
+        package var animationIDs: [String]?
         /// A static value, as written.
-        public var value: DotLottieJSONValue?
+        package var value: DotLottieJSONValue?
         /// Keyframes, as written.
-        public var keyframes: DotLottieJSONValue?
+        package var keyframes: DotLottieJSONValue?
         /// An expression, if given.
-        public var expression: String?
+        package var expression: String?
 
         /// Creates a rule.
-        public init(
+        package init(
             slotID: String, type: RuleType, animationIDs: [String]? = nil, value: DotLottieJSONValue? = nil,
             keyframes: DotLottieJSONValue? = nil, expression: String? = nil
         ) {
@@ -46,12 +46,12 @@ public struct DotLottieTheme: Sendable, Hashable {
     /// The theme's identifier (its file is `t/<id>.json`).
     public var id: String
     /// The rules, in file order.
-    public var rules: [Rule]
+    package var rules: [Rule]
     /// The file's bytes, written back unchanged on export.
     public var data: Data
 
     /// Creates a theme.
-    public init(id: String, rules: [Rule], data: Data) {
+    package init(id: String, rules: [Rule], data: Data) {
         self.id = id
         self.rules = rules
         self.data = data
@@ -61,7 +61,7 @@ public struct DotLottieTheme: Sendable, Hashable {
     ///
     /// - Throws: `DotLottieError.invalidTheme` naming the JSON path (malformed JSON, a missing `id` or
     ///   `type`, an unknown type, a rule with neither `value` nor `keyframes`).
-    public static func parse(_ data: Data, id: String, options: LottieParsingOptions = .init()) throws -> DotLottieTheme
+    package static func parse(_ data: Data, id: String, options: LottieParsingOptions = .init()) throws -> DotLottieTheme
     {
         let failure: @Sendable (String, String) -> DotLottieError = { .invalidTheme(id: id, path: $0, reason: $1) }
         let fields = try DotLottieFields.root(of: data, options: options, failure: failure)
