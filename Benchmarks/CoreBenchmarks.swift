@@ -29,7 +29,7 @@ private func runDiskHitBenchmarks(table: BenchmarkTable) async throws {
 
         func medianHit(inlineReadLimit: Int) async throws -> Double {
             let cache = try DiskCache(
-                configuration: .init(
+                configuration: .tuned(
                     directory: directory.appendingPathComponent("cache-\(inlineReadLimit)"), sizeLimit: 1 << 30,
                     inlineReadLimit: inlineReadLimit))
             try await cache.store(CacheEntry(data: bytes), forKey: "entry")

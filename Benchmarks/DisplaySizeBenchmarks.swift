@@ -106,7 +106,7 @@ private func addDecodedOriginalsRows(table: BenchmarkTable) async throws {
         let directory = try makeScratchDirectory("avatar-list")
         defer { try? FileManager.default.removeItem(at: directory) }
         let manager = try AssetsManager(configuration: .init(diskDirectory: directory))
-        let util = ImageUtil(manager: manager, configuration: .init(decodedOriginals: policy))
+        let util = ImageUtil(manager: manager, configuration: .init(pipeline: .init(decodedOriginals: policy)))
         let url = { (row: Int) in origin.url(for: "/list/\(row).jpg") }
         let start = now()
         for row in 0..<300 { blackHole(try await util.image(for: url(row), style: .circle(diameter: 48))) }

@@ -68,7 +68,7 @@ enum AnimationInspection {
             guard let url = asset.url else { continue }
             let entry = try? await manager.entry(
                 for: AssetRequest(url: url, cachePolicy: .cacheOnly), storageType: .hybrid(.image))
-            sizes[asset.assetID] = entry?.size
+            sizes[asset.assetID] = entry?.data.count
         }
         return sizes
     }

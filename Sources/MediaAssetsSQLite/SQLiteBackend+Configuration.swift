@@ -16,8 +16,9 @@ extension SQLiteBackend {
         /// How long to wait for a lock another connection holds (another process's write) before
         /// failing with `SQLiteError.locked`.
         public var busyTimeout: Duration
-        /// The clock for expiry and last access; tests pass their own.
-        public var now: @Sendable () -> Date
+        /// The clock for expiry and last access; tests set their own (an app's backends read the real time; the manager's clock is
+        /// `AssetsManager.Configuration.now`).
+        package var now: @Sendable () -> Date = Date.init
         /// The most bytes of entry data pinned entries may take, within `sizeLimit`. Opening with a
         /// lower quota than what is pinned keeps the pinned rows; pinned stores fail until they fit.
         public var pinnedQuota: Int
@@ -39,7 +40,6 @@ extension SQLiteBackend {
             lowWaterFraction: Double = 0.8,
             accessTimeBatchSize: Int = 256,
             busyTimeout: Duration = .seconds(2),
-            now: @escaping @Sendable () -> Date = Date.init,
             pinnedQuota: Int? = nil,
             largestInlineRead: Int = 64 << 10
         ) {
@@ -48,7 +48,6 @@ extension SQLiteBackend {
             self.lowWaterFraction = lowWaterFraction.isNaN ? 0.8 : min(1, max(0, lowWaterFraction))
             self.accessTimeBatchSize = max(1, accessTimeBatchSize)
             self.busyTimeout = max(.zero, busyTimeout)
-            self.now = now
             self.pinnedQuota = min(max(0, pinnedQuota ?? self.sizeLimit / 4), self.sizeLimit)
             self.largestInlineRead = max(0, largestInlineRead)
         }

@@ -168,7 +168,7 @@ public final class SQLiteBackend: CacheBackend {
     // MARK: Maintenance
 
     /// Writes the last-access times that reads keep in memory, in one transaction.
-    public func flushAccessTimes() async {
+    package func flushAccessTimes() async {
         _ = try? await perform(failure: removeFailed) { try $0.flushAccessTimes() }
     }
 

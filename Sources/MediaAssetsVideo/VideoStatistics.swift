@@ -22,7 +22,7 @@ public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
     public var invalidations = 0
 
     /// Creates zeroed counters.
-    public init() {}
+    package init() {}
 
     public var description: String {
         "served from cache \(bytesServedFromCache) B, from downloads \(bytesServedFromDownloads) B, "

@@ -48,7 +48,7 @@ struct WriterArguments {
         case "disk":
             // A snapshot at every clean close, however small: each cycle's writer opens from the one the
             // previous verify left, and the kill then tests that the next open does not trust it.
-            let configuration = DiskCache.Configuration(
+            let configuration = DiskCache.Configuration.tuned(
                 directory: path, sizeLimit: limit, indexSnapshotMinimumCount: 0
             )
             return try DiskCache(configuration: configuration)

@@ -54,7 +54,7 @@ struct MarkerGrepTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let disk = try DiskCache(
-            configuration: .init(directory: directory.appending("disk"), indexSnapshotMinimumCount: 1))
+            configuration: .tuned(directory: directory.appending("disk"), indexSnapshotMinimumCount: 1))
         let backend: any CacheBackend = encrypted ? EncryptedBackend(wrapping: disk, keys: TestKeys.ring()) : disk
         try await Self.storeMarked(backend)
         try await backend.pin(.asset("https://cdn.example/\(Self.markers[1])/avatar-1.png"))

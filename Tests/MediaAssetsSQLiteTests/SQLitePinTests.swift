@@ -45,8 +45,9 @@ struct SQLitePinTests {
         // Given a pinned key holding 10 KiB under a 16 KiB quota
         let file = try SQLiteTestFile()
         defer { file.remove() }
-        let backend = try SQLiteBackend(
-            configuration: .init(path: file.url, sizeLimit: 1 << 20, now: file.clock.now, pinnedQuota: 16 << 10))
+        var configuration = SQLiteBackend.Configuration(path: file.url, sizeLimit: 1 << 20, pinnedQuota: 16 << 10)
+        configuration.now = file.clock.now
+        let backend = try SQLiteBackend(configuration: configuration)
         try await backend.pin(.key("k"))
         try await backend.store(CacheEntry(data: payload(1, count: 10 << 10)), forKey: "k")
 

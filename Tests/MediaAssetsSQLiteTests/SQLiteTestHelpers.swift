@@ -22,8 +22,9 @@ struct SQLiteTestFile {
     ) throws -> SQLiteBackend {
         var configuration = SQLiteBackend.Configuration(
             path: url, sizeLimit: sizeLimit, accessTimeBatchSize: accessTimeBatchSize,
-            busyTimeout: busyTimeout, now: clock.now, pinnedQuota: pinnedQuota, largestInlineRead: largestInlineRead
+            busyTimeout: busyTimeout, pinnedQuota: pinnedQuota, largestInlineRead: largestInlineRead
         )
+        configuration.now = clock.now
         if let keyHash { configuration.keyHash = keyHash }
         return try SQLiteBackend(configuration: configuration)
     }

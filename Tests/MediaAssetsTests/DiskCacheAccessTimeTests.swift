@@ -15,7 +15,7 @@ struct DiskCacheReadAccessTimeTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let inline = try DiskCache(directory: directory.appending("inline"))
-        let offPool = try DiskCache(configuration: .init(directory: directory.appending("off"), inlineReadLimit: 0))
+        let offPool = try DiskCache(configuration: .tuned(directory: directory.appending("off"), inlineReadLimit: 0))
         let data = testBytes(count: 16 << 10, seed: 4)
         for cache in [inline, offPool] {
             try await cache.store(CacheEntry(data: data), forKey: "k")

@@ -207,7 +207,7 @@ struct DiskCacheIndexPassTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let clock = TestClock()
-        let configuration = DiskCache.Configuration(
+        let configuration = DiskCache.Configuration.tuned(
             directory: directory.url, sizeLimit: 1 << 20, now: clock.now, indexSnapshotMinimumCount: 1)
         var cache = try DiskCache(configuration: configuration)
         for index in 0..<6 {

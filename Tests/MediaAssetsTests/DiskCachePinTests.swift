@@ -15,7 +15,7 @@ struct DiskCachePinTests {
         // Given a pinned asset stored first, then unpinned entries, in a cache that is closed
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let configuration = DiskCache.Configuration(
+        let configuration = DiskCache.Configuration.tuned(
             directory: directory.url, sizeLimit: 1 << 20, indexSnapshotMinimumCount: snapshot ? 1 : 100_000)
         let first = try DiskCache(configuration: configuration)
         try await first.pin(.asset("a"))

@@ -12,7 +12,7 @@ struct DiskCacheSelectionTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let clock = TestClock()
-        let configuration = DiskCache.Configuration(directory: directory.url, sizeLimit: 100_000, now: clock.now)
+        let configuration = DiskCache.Configuration.tuned(directory: directory.url, sizeLimit: 100_000, now: clock.now)
         var cache = try DiskCache(configuration: configuration)
         let writes: [(CacheKey, LRUCacheType?)] = [
             ("old-kept", nil), ("movie#0", nil), ("movie#meta", nil), ("movie-2#0", nil),

@@ -13,7 +13,7 @@ import Glibc
 @Suite("DiskCache index snapshot")
 struct DiskCacheSnapshotTests {
     private func configuration(_ directory: URL) -> DiskCache.Configuration {
-        DiskCache.Configuration(directory: directory, sizeLimit: 1 << 20, indexSnapshotMinimumCount: 1)
+        DiskCache.Configuration.tuned(directory: directory, sizeLimit: 1 << 20, indexSnapshotMinimumCount: 1)
     }
 
     private func isFromSnapshot(_ cache: DiskCache) -> Bool {
@@ -137,7 +137,7 @@ struct DiskCacheSnapshotTests {
         // Given a cache below the snapshot threshold, closed cleanly
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let cache = try DiskCache(configuration: .init(directory: directory.url, indexSnapshotMinimumCount: 10))
+        let cache = try DiskCache(configuration: .tuned(directory: directory.url, indexSnapshotMinimumCount: 10))
         try await cache.store(CacheEntry(data: Data([1])), forKey: "k")
         await cache.close()
 

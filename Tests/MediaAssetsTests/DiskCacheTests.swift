@@ -181,7 +181,7 @@ struct DiskCacheTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let cache = try DiskCache(
-            configuration: .init(directory: directory.url, sizeLimit: 60_000, lowWaterFraction: 0.9))
+            configuration: .tuned(directory: directory.url, sizeLimit: 60_000, lowWaterFraction: 0.9))
         for index in 0..<5 {
             try await cache.store(CacheEntry(data: Data(count: 10_000)), forKey: CacheKey("e\(index)"))
         }
@@ -271,7 +271,7 @@ struct DiskCacheTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let clock = TestClock()
-        let configuration = DiskCache.Configuration(directory: directory.url, now: clock.now)
+        let configuration = DiskCache.Configuration.tuned(directory: directory.url, now: clock.now)
         var cache = try DiskCache(configuration: configuration)
         try await cache.store(CacheEntry(data: Data([1]), metadata: .init(expires: clock.date + 60)), forKey: "soon")
         try await cache.store(CacheEntry(data: Data([2]), metadata: .init(expires: clock.date + 600)), forKey: "later")
@@ -294,7 +294,7 @@ struct DiskCacheTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let clock = TestClock()
-        let configuration = DiskCache.Configuration(directory: directory.url, sizeLimit: 35_000, now: clock.now)
+        let configuration = DiskCache.Configuration.tuned(directory: directory.url, sizeLimit: 35_000, now: clock.now)
         var cache = try DiskCache(configuration: configuration)
         for name in ["a", "b", "c"] {
             try await cache.store(CacheEntry(data: Data(count: 10_000)), forKey: CacheKey(name))

@@ -52,7 +52,7 @@ public struct CacheEntry: Sendable {
     }
 
     /// The size of the bytes.
-    public var size: Int { storage.data.count }
+    package var size: Int { storage.data.count }
 
     /// The memory an in-memory backend charges for this entry: the bytes plus the decoded object.
     package var memoryCost: Int { storage.memoryCost }
@@ -156,7 +156,7 @@ extension LRUCacheType: Codable {}
 public struct DecodedObject: Sendable {
     @usableFromInline var box: DecodedObjectBox
     /// An estimate of the object's size in memory, in bytes; memory limits count it.
-    public var cost: Int
+    package var cost: Int
 
     /// Creates a decoded object with its cost in bytes. An argument typed `any Sendable` is kept under the type
     /// of the value it holds.
@@ -166,7 +166,7 @@ public struct DecodedObject: Sendable {
     }
 
     /// The object, for a util that reads it back with `as?` (`value(as:)` is cheaper).
-    public var value: any Sendable {
+    package var value: any Sendable {
         get { box.erasedValue }
         set { box = Self.box(newValue) }
     }

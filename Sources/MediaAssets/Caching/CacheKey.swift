@@ -52,7 +52,7 @@ public struct CacheKey: Sendable, Hashable, Comparable, CustomStringConvertible,
     ///
     /// The space cannot occur in an absolute URL, so a versioned key never equals the key of a URL
     /// that happens to carry a `version` query item.
-    public init(_ text: String, version: String?) {
+    package init(_ text: String, version: String?) {
         self.init(text: text, version: version?.isEmpty == false ? version : nil, variants: (nil, nil))
     }
 

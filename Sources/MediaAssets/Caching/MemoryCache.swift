@@ -94,12 +94,13 @@ public final class MemoryCache: DecodedObjectCaching {
     let now: @Sendable () -> Date
     let state = Mutex(State())
 
-    /// Creates an empty cache.
-    ///
-    /// - Parameters:
-    ///   - limits: the cost and count limits.
-    ///   - now: the clock used for expiry; tests pass their own.
-    public init(limits: Limits, now: @escaping @Sendable () -> Date = Date.init) {
+    /// Creates an empty cache with the cost and count limits `limits`, reading the real time for expiry.
+    public convenience init(limits: Limits) {
+        self.init(limits: limits, now: Date.init)
+    }
+
+    /// Creates an empty cache whose expiry reads `now`: the manager's clock for its partitions, a test's own.
+    package init(limits: Limits, now: @escaping @Sendable () -> Date) {
         self.limits = limits
         self.now = now
     }

@@ -33,9 +33,9 @@ public final class TieredBackend: TieredCaching {
     /// One tier: a backend and whether its write failures fail the store.
     public struct Tier: Sendable {
         /// The backend.
-        public let backend: any CacheBackend
+        package let backend: any CacheBackend
         /// Whether a failed write to this tier fails the whole store.
-        public let isRequired: Bool
+        package let isRequired: Bool
 
         /// A tier whose write failures fail the store (a local memory or disk cache).
         public static func required(_ backend: any CacheBackend) -> Tier { Tier(backend: backend, isRequired: true) }
@@ -65,9 +65,9 @@ public final class TieredBackend: TieredCaching {
     }
 
     /// The tiers, fastest first.
-    public let tiers: [Tier]
+    package let tiers: [Tier]
     /// The partition its entries carry on shared tiers, if any.
-    public let partition: LRUCacheType?
+    package let partition: LRUCacheType?
     /// The first tier when it keeps decoded objects: the pipeline's memory tier.
     public let decodedObjectTier: (any DecodedObjectCaching)?
     /// Where the byte tiers start: 1 behind a decoded-object tier, else 0.
@@ -84,7 +84,7 @@ public final class TieredBackend: TieredCaching {
     }
 
     /// Composes `backends`, fastest first, every one required.
-    public convenience init(tiers backends: [any CacheBackend], partition: LRUCacheType? = nil) {
+    package convenience init(tiers backends: [any CacheBackend], partition: LRUCacheType? = nil) {
         self.init(tiers: backends.map(Tier.required), partition: partition)
     }
 

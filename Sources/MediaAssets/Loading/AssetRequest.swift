@@ -155,7 +155,7 @@ public struct CacheKeyFactory: Sendable {
     }
 
     /// The key text for `url`.
-    public func key(for url: URL) -> String { makeKey(url) }
+    package func key(for url: URL) -> String { makeKey(url) }
 
     /// The absolute URL without its fragment (a fragment never reaches the server, and `#` ends a
     /// key where chunk keys begin).

@@ -101,10 +101,10 @@ public struct ResponseHead: Sendable, Hashable {
     }
 
     /// The value of header `name` (case-insensitive).
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    package func header(_ name: String) -> String? { headers[name.lowercased()] }
 
     /// The declared `Content-Length`, if present and valid.
-    public var contentLength: Int? { header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+    package var contentLength: Int? { header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
 }
 
 /// A response whose body arrives piece by piece, as `DataLoading.stream(_:)` returns it.
@@ -241,13 +241,13 @@ public struct DataResponse: Sendable {
     }
 
     /// The value of header `name` (case-insensitive).
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    package func header(_ name: String) -> String? { headers[name.lowercased()] }
 
     /// The declared `Content-Length`, if present and valid.
-    public var contentLength: Int? { header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+    package var contentLength: Int? { header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
 
     /// The status line and headers, without the body.
-    public var head: ResponseHead { ResponseHead(url: url, statusCode: statusCode, headers: headers) }
+    package var head: ResponseHead { ResponseHead(url: url, statusCode: statusCode, headers: headers) }
 }
 
 /// How much of a response has arrived.

@@ -6,17 +6,17 @@ import Foundation
 /// A strong tag changes whenever the bytes change; a weak one (`W/"…"`) only promises equivalent content.
 /// `If-None-Match` compares weakly (the opaque tags match, either may be weak); `If-Match` and `If-Range`
 /// compare strongly (both strong, same opaque tag). A stored variant's tag is strong: a hash of its bytes
-/// (``strong(hashing:)``), kept in its metadata's `etag`.
+/// of its bytes, kept in its metadata's `etag`; its `description` is the header's value.
 ///
 /// ```swift
 /// let encoded = try await images.encodedImage(for: url, style: .circle(diameter: 96), format: .webp(quality: 80))
-/// if encoded.entityTag.isNotModified(ifNoneMatch: request.header("If-None-Match")) { return .notModified }
+/// if encoded.isNotModified(ifNoneMatch: request.header("If-None-Match")) { return .notModified }
 /// ```
 public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
     /// The characters between the quotes.
-    public let opaqueTag: String
+    package let opaqueTag: String
     /// Whether the tag is weak (`W/` prefix).
-    public let isWeak: Bool
+    package let isWeak: Bool
 
     /// A tag of `opaqueTag` (without quotes), or `nil` when it holds a character RFC 9110 does not allow there
     /// (a quote, a control character, a space).
@@ -27,7 +27,7 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses one header value: `"xyzzy"` or `W/"xyzzy"`, with optional surrounding spaces; `nil` otherwise.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var scanner = Scanner(Array(text.utf8))
         scanner.skipSpaces()
         guard let tag = scanner.entityTag() else { return nil }
@@ -65,7 +65,7 @@ public struct EntityTag: Sendable, Hashable, CustomStringConvertible {
     /// Whether a GET or HEAD carrying `If-None-Match: header` is answered 304 Not Modified for a representation
     /// with this tag (RFC 9110 §13.1.2): `*`, or a listed tag that matches this one weakly. A missing or
     /// malformed header never matches (the request is served in full).
-    public func isNotModified(ifNoneMatch header: String?) -> Bool {
+    package func isNotModified(ifNoneMatch header: String?) -> Bool {
         guard let header, let condition = EntityTagCondition(header) else { return false }
         switch condition {
         case .any: return true

@@ -41,7 +41,7 @@ public struct FetchStatistics: Sendable, Hashable, CustomStringConvertible {
     public var abandonedDownloadsDropped = 0
 
     /// Creates zeroed counters.
-    public init() {}
+    package init() {}
 
     public var description: String {
         "origin requests \(originRequests), refusals \(refusals), joins \(joins), retries \(retries), "

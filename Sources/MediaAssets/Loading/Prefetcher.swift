@@ -15,7 +15,7 @@ public final class Prefetcher: Sendable {
     /// Where prefetched assets are stored.
     package let storageType: StorageType
     /// The most prefetches this prefetcher runs at once.
-    public let maxConcurrentRequests: Int
+    package let maxConcurrentRequests: Int
     /// The priority prefetches run at (a live request for the same asset raises the flight it joins).
     package let priority: AssetRequest.Priority
 
@@ -223,7 +223,7 @@ public struct PrefetchStatistics: Sendable, Hashable, CustomStringConvertible {
     public var failed = 0
 
     /// Creates statistics with the given counts.
-    public init(completed: Int = 0, failed: Int = 0) {
+    package init(completed: Int = 0, failed: Int = 0) {
         self.completed = completed
         self.failed = failed
     }

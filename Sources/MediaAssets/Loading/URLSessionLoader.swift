@@ -32,7 +32,7 @@ public final class URLSessionLoader: DataLoading {
     /// Called with every request just before it is handed to URLSession (the first hop and each redirect).
     private let connectionGuard: (@Sendable (URLRequest) throws -> Void)?
     /// The most bytes one response may have.
-    public let maxResponseSize: Int
+    package let maxResponseSize: Int
 
     private static let shared: (session: URLSession, delegate: SessionDelegate) = {
         let delegate = SessionDelegate()

@@ -34,7 +34,7 @@ public final class AssetsManager: Sendable {
             registry.register(MemoryCache(limits: limits, now: configuration.now), for: .lru(type))
         }
         if configuration.usesDiskCache {
-            let disk = DiskCache.Configuration(
+            let disk = DiskCache.Configuration.tuned(
                 directory: configuration.diskDirectory ?? DiskCache.defaultDirectory(),
                 sizeLimit: configuration.diskSizeLimit,
                 now: configuration.now
@@ -65,7 +65,7 @@ public final class AssetsManager: Sendable {
 
     /// The storage types with a backend registered, in a stable order (by description): what a `StorageType`
     /// may name besides the `.hybrid(t)` compositions of a registered `.lru(t)` and `.disk` (not listed).
-    public var registeredStorageTypes: [StorageType] { registry.registeredStorageTypes }
+    package var registeredStorageTypes: [StorageType] { registry.registeredStorageTypes }
 
     /// Where the pipeline reads and writes for `storageType`, resolved from the registered backend.
     func route(for storageType: StorageType) throws(AssetsError) -> StorageRoute {

@@ -1,15 +1,21 @@
 import Foundation
 import Synchronization
 
-/// The staged pipeline every util builds on: fetch bytes → decode → process, each stage coalesced
-/// by its own key, with the cache lookup of each stage inside its flight.
+/// The staged pipeline every util builds on: memory → storage → fetch → download → decode → process → store,
+/// each stage coalesced by its own key, with the cache lookup of each stage inside its flight.
 ///
 /// ```
 /// value(for:processor:options:)     memory <key>@<processor> ─ fresh hit: done, nothing awaited
 ///  └─ process flight   (variant key, storage, policy)      stored variant bytes → decode
 ///      └─ decode flight  (key, storage, policy, options)   memory <key>@decoded(<decoder>) covering options
-///          └─ fetch flight (key, storage, policy)          staged or stored bytes → network
+///          └─ fetch flight (key, storage, policy)          staged or stored bytes → download
+///              └─ download flight (key, validators)        retries, the transfer, its length checks
 /// ```
+///
+/// Every pipeline over one manager shares that manager's pipeline runtime, which owns the fetch and download
+/// flights, the stage limiters, the executor, the staged writes and background work: a cold miss is followed
+/// in one folder (`Sources/MediaAssets/Pipeline`), and the manager is asked only where a storage type's
+/// backends are.
 ///
 /// An ask joins a decode under way only when that decode's options satisfy it
 /// (`AssetDecoding.options(_:satisfy:)`): a 96 px ask never receives a 40 px decode, and a 40 px ask
@@ -28,41 +34,12 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     /// What the pipeline produces.
     public typealias Value = Decoder.Value
 
-    /// How a pipeline keeps what it decoded.
-    public struct Configuration: Sendable {
-        /// Which decoded originals are kept in memory (under `<key>@decoded(<decoder>)`). Default:
-        /// `.always`, so other variants of the same asset need no decode.
-        public var decodedOriginals: DecodedOriginalPolicy
-
-        /// The largest encoded variant, in bytes, that `encodedVariant(for:processor:options:storageType:priority:)`
-        /// also keeps in the memory tier of a tiered storage type (`.hybrid(t)`), beside the decoded variant
-        /// under the same key, so that a service's next ask for it reads no file. Default 64 KiB (an avatar is
-        /// a few KiB); 0 keeps none. The memory tier charges those bytes against its partition.
-        public var encodedVariantsInMemory: Int
-
-        /// How many asks that memory did not answer run at once in this pipeline (joining or starting flights);
-        /// the others wait, in live-priority order, before they enter it. A waiting ask holds only its caller's
-        /// frames: in a burst of 10,000 asks, the frames of the pipeline's call chain (a few KiB an ask) are
-        /// held by this many. Default 256, far more than a screen of rows or a service's cores keep busy.
-        public var activeAsks: Int
-
-        /// Creates a configuration.
-        public init(
-            decodedOriginals: DecodedOriginalPolicy = .always, encodedVariantsInMemory: Int = 64 << 10,
-            activeAsks: Int = 256
-        ) {
-            self.decodedOriginals = decodedOriginals
-            self.encodedVariantsInMemory = max(0, encodedVariantsInMemory)
-            self.activeAsks = max(1, activeAsks)
-        }
-    }
-
     /// The manager every read, write and fetch goes through.
     public let manager: AssetsManager
     /// The decode stage.
-    public let decoder: Decoder
+    @usableFromInline package let decoder: Decoder
     /// The configuration.
-    public let configuration: Configuration
+    package let configuration: PipelineConfiguration
     /// The flow's owner: flights, downloads, staged writes, limiters and the executor, shared with every
     /// pipeline over `manager`.
     @usableFromInline let runtime: PipelineRuntime
@@ -82,7 +59,7 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     private let decodedIdentifier: String
 
     /// Creates a pipeline over `manager` with `decoder`.
-    public init(manager: AssetsManager, decoder: Decoder, configuration: Configuration = Configuration()) {
+    public init(manager: AssetsManager, decoder: Decoder, configuration: PipelineConfiguration = PipelineConfiguration()) {
         self.manager = manager
         self.decoder = decoder
         self.configuration = configuration
@@ -293,6 +270,40 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     }
 }
 
+/// How an `AssetPipeline` keeps what it decoded and how many asks it lets in; a util built on a pipeline
+/// holds one (`ImageUtil.Configuration.pipeline`).
+public struct PipelineConfiguration: Sendable {
+    /// Which decoded originals are kept in memory (under `<key>@decoded(<decoder>)`). Default:
+    /// `.whenAskedUnprocessed`: an unprocessed ask keeps the value it shows, while the decode a variant was
+    /// processed from is dropped once the variant is made. A kept decode costs its whole bitmap or model and
+    /// answers only asks its options cover (an image decoded for a style covers only that style's region, at
+    /// twice its size or more: 4–16 times the variant's bitmap). Choose `.always` when one asset is shown at
+    /// once in several variants that one decode covers.
+    public var decodedOriginals: DecodedOriginalPolicy
+
+    /// The largest encoded variant, in bytes, that `encodedVariant(for:processor:options:storageType:)`
+    /// also keeps in the memory tier of a tiered storage type (`.hybrid(t)`), beside the decoded variant
+    /// under the same key, so that a service's next ask for it reads no file. Default 64 KiB (an avatar is
+    /// a few KiB); 0 keeps none. The memory tier charges those bytes against its partition.
+    public var encodedVariantsInMemory: Int
+
+    /// How many asks that memory did not answer run at once in this pipeline (joining or starting flights);
+    /// the others wait, in live-priority order, before they enter it. A waiting ask holds only its caller's
+    /// frames: in a burst of 10,000 asks, the frames of the pipeline's call chain (a few KiB an ask) are
+    /// held by this many. Default 256, far more than a screen of rows or a service's cores keep busy.
+    public var activeAsks: Int
+
+    /// Creates a configuration.
+    public init(
+        decodedOriginals: DecodedOriginalPolicy = .whenAskedUnprocessed, encodedVariantsInMemory: Int = 64 << 10,
+        activeAsks: Int = 256
+    ) {
+        self.decodedOriginals = decodedOriginals
+        self.encodedVariantsInMemory = max(0, encodedVariantsInMemory)
+        self.activeAsks = max(1, activeAsks)
+    }
+}
+
 /// Which decoded originals an `AssetPipeline` keeps in memory beside the values it returns.
 ///
 /// A kept original lets another variant of the same asset skip its decode, and costs its bitmap (or parsed
@@ -343,7 +354,7 @@ public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
     public var cancellations = 0
 
     /// Creates zeroed statistics.
-    public init() {}
+    package init() {}
 
     public var description: String {
         "memory hits \(memoryHits), storage hits \(storageHits), network fetches \(networkFetches), "

@@ -17,7 +17,7 @@ public struct AssetProcessingError: Error, CustomStringConvertible, LocalizedErr
     public let underlying: any Error
 
     /// Creates the error for `processor` failing on the asset at `url` with `underlying`.
-    public init(key: CacheKey, url: URL, processor: String, underlying: any Error) {
+    package init(key: CacheKey, url: URL, processor: String, underlying: any Error) {
         self.key = key
         self.url = url
         self.processor = processor

@@ -38,7 +38,7 @@ public struct AssetResult<Value: Sendable>: Sendable {
     public var metadata: CacheMetadata
     /// The decoded original a processed value was made from, when this ask processed it (an app can
     /// keep both, as avatars do); `nil` for memory hits, stored variants and unprocessed values.
-    public var original: Value?
+    @usableFromInline package var original: Value?
     /// Whether this ask joined work another ask had started (a download, decode or render under way) instead of
     /// starting its own: its value is the one that work made, and `PipelineStatistics.joins` counted the join.
     /// `false` for the ask that started the work, and for memory hits.
@@ -48,7 +48,7 @@ public struct AssetResult<Value: Sendable>: Sendable {
 
     /// Creates a result.
     @inlinable
-    public init(
+    package init(
         value: Value, source: AssetSource, metadata: CacheMetadata, original: Value? = nil, isJoined: Bool = false
     ) {
         self.value = value

@@ -199,7 +199,7 @@ public struct AnimationStatistics: Sendable, Hashable, CustomStringConvertible {
     public var assetFailures = 0
 
     /// Creates zeroed counters.
-    public init() {}
+    package init() {}
 
     public var description: String {
         "parses \(parses), memory hits \(memoryHits), storage hits \(storageHits), "

@@ -13,7 +13,7 @@ public struct EncryptionStatistics: Sendable, Hashable, CustomStringConvertible 
     public var resealed = 0
 
     /// No counts.
-    public init() {}
+    package init() {}
 
     public var description: String {
         "sealed \(sealed), opened \(opened), shredded \(shredded), undecryptable \(undecryptable), resealed \(resealed)"
@@ -36,7 +36,7 @@ public struct SweepReport: Sendable, Hashable, CustomStringConvertible {
     public var skipped = 0
 
     /// No counts.
-    public init() {}
+    package init() {}
 
     public var description: String {
         "examined \(examined): current \(current), resealed \(resealed), shredded \(shredded), "

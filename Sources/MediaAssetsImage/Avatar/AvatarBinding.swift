@@ -29,7 +29,7 @@ public final class AvatarBinding: Sendable {
     }
 
     /// Whether `cancel()` was called.
-    public var isCancelled: Bool { state.withLock { $0.isCancelled } }
+    package var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
     /// Waits until the work behind the binding has ended: delivered, failed or cancelled.
     public func wait() async {

@@ -25,7 +25,7 @@ public struct ImageFormat: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let avif = ImageFormat(rawValue: "avif")
 
     /// The built-in formats.
-    public static let builtIn: [ImageFormat] = [.jpeg, .png, .webp, .gif, .heic, .avif]
+    package static let builtIn: [ImageFormat] = [.jpeg, .png, .webp, .gif, .heic, .avif]
 
     /// The MIME type to store beside encoded bytes (`image/<name>` for a user's format).
     public var mimeType: String { "image/" + rawValue }

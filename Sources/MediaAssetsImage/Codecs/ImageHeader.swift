@@ -21,8 +21,8 @@ public struct ImageHeader: Sendable, Hashable {
     }
 
     /// The size of the stored pixels.
-    public var storedSize: PixelSize { PixelSize(width: width, height: height) }
+    package var storedSize: PixelSize { PixelSize(width: width, height: height) }
 
     /// The size the image has upright, once its orientation is applied.
-    public var orientedSize: PixelSize { orientation.swapsDimensions ? storedSize.transposed : storedSize }
+    package var orientedSize: PixelSize { orientation.swapsDimensions ? storedSize.transposed : storedSize }
 }

@@ -21,5 +21,5 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable {
     case rotate90CounterClockwise = 8
 
     /// Whether the upright image has width and height exchanged (orientations 5–8).
-    public var swapsDimensions: Bool { rawValue >= 5 }
+    package var swapsDimensions: Bool { rawValue >= 5 }
 }

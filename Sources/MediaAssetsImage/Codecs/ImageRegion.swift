@@ -16,7 +16,7 @@ public enum ImageRegion: Sendable, Hashable, CustomStringConvertible {
     /// Rounding outward keeps a centred region centred: the pixels left out on one side equal those on the
     /// other, so an aspect-fill crop of the result is the crop of the whole image. A region with a
     /// non-positive or non-finite part is the whole image.
-    public func rect(in size: PixelSize) -> PixelRect {
+    package func rect(in size: PixelSize) -> PixelRect {
         let whole = PixelRect(wholeOf: size)
         guard size.width > 0, size.height > 0 else { return whole }
         switch self {
@@ -52,7 +52,7 @@ public enum ImageRegion: Sendable, Hashable, CustomStringConvertible {
 
     /// The same region in a canonical form: a centred aspect ratio in lowest terms (96:96 is 1:1), so regions
     /// that cut the same pixels compare equal.
-    public var normalized: ImageRegion {
+    package var normalized: ImageRegion {
         guard case .centered(let aspect) = self, aspect.width > 0, aspect.height > 0 else { return self }
         var (a, b) = (aspect.width, aspect.height)
         while b != 0 { (a, b) = (b, a % b) }

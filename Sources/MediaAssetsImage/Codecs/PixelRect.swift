@@ -1,16 +1,16 @@
 /// A rectangle of whole pixels: where a region of interest lies in a decoded image.
-public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
+package struct PixelRect: Sendable, Hashable, CustomStringConvertible {
     /// The left column.
-    public var x: Int
+    package var x: Int
     /// The top row.
-    public var y: Int
+    package var y: Int
     /// The width in pixels.
-    public var width: Int
+    package var width: Int
     /// The height in pixels.
-    public var height: Int
+    package var height: Int
 
     /// Creates a rectangle; values are not validated here.
-    public init(x: Int, y: Int, width: Int, height: Int) {
+    package init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
         self.width = width
@@ -18,13 +18,13 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The whole of an image of `size`.
-    public init(wholeOf size: PixelSize) {
+    package init(wholeOf size: PixelSize) {
         self.init(x: 0, y: 0, width: size.width, height: size.height)
     }
 
     /// The rectangle's size.
-    public var size: PixelSize { PixelSize(width: width, height: height) }
+    package var size: PixelSize { PixelSize(width: width, height: height) }
 
     /// `"<width>x<height>+<x>+<y>"`, as ImageMagick writes geometry.
-    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
+    package var description: String { "\(width)x\(height)+\(x)+\(y)" }
 }

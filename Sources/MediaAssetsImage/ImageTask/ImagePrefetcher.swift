@@ -29,13 +29,13 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// The util whose pipeline prefetches go through.
-    public let util: ImageUtil
+    package let util: ImageUtil
     /// The style prefetched images are made in.
-    public let style: any ImageProcessing
+    package let style: any ImageProcessing
     /// The storage type the display reads.
-    public let storageType: StorageType
+    package let storageType: StorageType
     /// What a prefetch leaves in the cache.
-    public let destination: Destination
+    package let destination: Destination
     private let prefetcher: Prefetcher
 
     /// Creates a prefetcher for rows showing images in `style` from `storageType`.
@@ -71,7 +71,7 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// The most prefetches this prefetcher runs at once.
-    public var maxConcurrentRequests: Int { prefetcher.maxConcurrentRequests }
+    package var maxConcurrentRequests: Int { prefetcher.maxConcurrentRequests }
 
     /// Starts prefetching `requests` (in order, within the bound); ones already started are left as they are.
     public func startPrefetching(with requests: [AssetRequest]) {
@@ -107,5 +107,5 @@ public final class ImagePrefetcher: Sendable {
     public var statistics: PrefetchStatistics { prefetcher.statistics }
 
     /// Prefetches queued or running.
-    public var pendingCount: Int { prefetcher.pendingCount }
+    package var pendingCount: Int { prefetcher.pendingCount }
 }

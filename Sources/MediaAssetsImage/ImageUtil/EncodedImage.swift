@@ -28,12 +28,12 @@ public struct EncodedImage: Sendable, Hashable {
     public var source: AssetSource
     /// Whether this ask joined work another ask had started (a download, decode or render under way) instead of
     /// starting its own; see `AssetResult.isJoined`.
-    public var isJoined: Bool
+    package var isJoined: Bool
     /// The stored variant's metadata: its freshness follows its original's (`freshUntil`, for `Cache-Control`).
     public var metadata: CacheMetadata
 
     /// Creates an encoded image.
-    public init(
+    package init(
         data: Data, format: ImageFormat, contentType: String, entityTag: EntityTag, source: AssetSource,
         metadata: CacheMetadata, isJoined: Bool = false
     ) {
@@ -101,7 +101,7 @@ extension ImageUtil {
 
     /// The key the encoded variant of `request` in `style` and `format` is stored under: `<key>@<style>@<format>`
     /// (`.original` included: the whole image in that format).
-    public func cacheKey(for request: AssetRequest, style: some ImageProcessing, format: ImageEncoder) -> CacheKey {
+    package func cacheKey(for request: AssetRequest, style: some ImageProcessing, format: ImageEncoder) -> CacheKey {
         formatted(style, as: format).variantKey(of: manager.cacheKey(for: request))
     }
 }

@@ -17,25 +17,11 @@ extension ImageUtil {
         public var storageType: StorageType
         /// The decoders, chosen per image by its magic bytes; register your own here.
         public var codecs: ImageCodecRegistry
-        /// Which decoded originals stay in memory beside the styled variants. Default:
-        /// `.whenAskedUnprocessed`: an `.original` ask keeps the image it shows, while the decode a style was
-        /// rendered from is dropped once its variant is made.
-        ///
-        /// A styled variant's decode covers only its style's region at twice its size or more (a JPEG's DCT
-        /// scale steps): kept, it costs 4–16 times the variant's bitmap, and it answers only asks of the same
-        /// region at no larger a size. Choose `.always` when one image is shown at once in several styles of
-        /// the same shape; <doc:DecodingThumbnails> measures both.
-        public var decodedOriginals: DecodedOriginalPolicy
-
-        /// The largest encoded variant, in bytes, that `encodedImage(for:style:format:storageType:)` also keeps
-        /// in the memory tier of `.hybrid(t)`, so that a service's next ask for it reads no file. Default
-        /// 64 KiB; 0 keeps none. The bytes are charged to the image partition beside the variant's bitmap.
-        public var encodedVariantsInMemory: Int
-
-        /// How many image asks that memory did not answer run at once (joining or starting downloads, decodes
-        /// and renders); the others wait by live priority, holding only their callers' frames, so a burst's
-        /// memory does not grow with the asks' call chains. Default 256.
-        public var activeAsks: Int
+        /// What the util's pipeline keeps in memory and how many asks it lets in: decoded originals only when
+        /// shown (`.whenAskedUnprocessed`; <doc:DecodingThumbnails> measures `.always` against it), encoded
+        /// variants up to 64 KiB in the memory tier of `.hybrid(t)` when asked for as bytes
+        /// (`encodedImage(for:style:format:storageType:)`), and 256 asks past memory at once.
+        public var pipeline: PipelineConfiguration
 
         /// Creates a configuration: 100-megapixel limit, PNG for transparent variants and JPEG at quality 85
         /// otherwise, PNG level 1, everything in `.hybrid(.image)`, decoded originals kept only when shown,
@@ -46,18 +32,14 @@ extension ImageUtil {
             pngCompressionLevel: Int = 1,
             storageType: StorageType = .hybrid(.image),
             codecs: ImageCodecRegistry = .standard,
-            decodedOriginals: DecodedOriginalPolicy = .whenAskedUnprocessed,
-            encodedVariantsInMemory: Int = 64 << 10,
-            activeAsks: Int = 256
+            pipeline: PipelineConfiguration = PipelineConfiguration()
         ) {
             self.decodingOptions = decodingOptions
             self.variantFormat = variantFormat
             self.pngCompressionLevel = pngCompressionLevel
             self.storageType = storageType
             self.codecs = codecs
-            self.decodedOriginals = decodedOriginals
-            self.encodedVariantsInMemory = encodedVariantsInMemory
-            self.activeAsks = activeAsks
+            self.pipeline = pipeline
         }
     }
 }

@@ -8,7 +8,7 @@ import Synchronization
 /// An ask for a URL in a style (any `ImageProcessing`; `AvatarStyle` names the avatar styles) looks, in order, for
 /// 1. the styled image kept in memory beside its bytes (`<key>@<identifier>`): returned with no decoding;
 /// 2. the stored variant's bytes: decoded only;
-/// 3. a decoded original kept in memory (`Configuration.decodedOriginals`) that covers the style's region and
+/// 3. a decoded original kept in memory (`PipelineConfiguration.decodedOriginals`) that covers the style's region and
 ///    size: styled only;
 /// 4. the original's bytes in storage, or from the network: decoded at display size (only the part the
 ///    style keeps, toward its size, in every format), styled, and the variant stored in the configured
@@ -48,9 +48,7 @@ public final class ImageUtil: Sendable {
         self.renderer = decoder.renderer
         self.pipeline = AssetPipeline(
             manager: manager, decoder: decoder,
-            configuration: .init(
-                decodedOriginals: configuration.decodedOriginals,
-                encodedVariantsInMemory: configuration.encodedVariantsInMemory, activeAsks: configuration.activeAsks)
+            configuration: configuration.pipeline
         )
         self.animationPipeline = AssetPipeline(
             manager: manager, decoder: AnimatedImageDecoder(configuration: configuration)

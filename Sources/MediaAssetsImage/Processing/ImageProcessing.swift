@@ -66,7 +66,7 @@ extension ImageProcessing {
 /// hex. A composition joins its parts' identifiers with `>` in the order they run.
 public enum ImageProcessors {
     /// The largest width, height, radius or border width a processor accepts; larger values throw.
-    public static let maximumDimension = 16_384
+    package static let maximumDimension = 16_384
 }
 
 extension ImageProcessing {

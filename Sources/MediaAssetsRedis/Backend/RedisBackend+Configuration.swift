@@ -18,8 +18,9 @@ extension RedisBackend {
         /// Prepended to every key, so several caches (or apps) share one database without meeting;
         /// `removeAll()` removes exactly the keys under it (with an empty prefix: every key of the database).
         public var keyPrefix: String
-        /// The clock for expiry; tests pass their own.
-        public var now: @Sendable () -> Date
+        /// The clock for expiry; tests set their own (an app's backends read the real time; the manager's clock is
+        /// `AssetsManager.Configuration.now`).
+        package var now: @Sendable () -> Date = Date.init
         /// The most bytes (values as stored) pinned entries may take; shared by every process using
         /// the prefix, checked by each against what the servers hold.
         public var pinnedQuota: Int
@@ -36,7 +37,6 @@ extension RedisBackend {
             servers: Servers,
             options: RedisClientOptions = RedisClientOptions(),
             keyPrefix: String = "mediaassets:",
-            now: @escaping @Sendable () -> Date = Date.init,
             pinnedQuota: Int = 64 << 20,
             unpinnedTimeToLive: Duration? = nil,
             pinRefreshInterval: Duration = .seconds(1)
@@ -44,7 +44,6 @@ extension RedisBackend {
             self.servers = servers
             self.options = options
             self.keyPrefix = keyPrefix
-            self.now = now
             self.pinnedQuota = max(0, pinnedQuota)
             self.unpinnedTimeToLive = unpinnedTimeToLive.map { max(.milliseconds(1), $0) }
             self.pinRefreshInterval = max(.zero, pinRefreshInterval)
@@ -77,10 +76,10 @@ public struct RedisBackendStatistics: Sendable, Hashable {
     /// The last remote error's description.
     public var lastError: String?
     /// Connections, reconnects, redirects and slot-map reads.
-    public var transport = RedisTransportCounters()
+    package var transport = RedisTransportCounters()
 
     /// No counts.
-    public init() {}
+    package init() {}
 }
 
 /// The memory limit and eviction policy the servers report (`CONFIG GET maxmemory*`).

@@ -21,20 +21,20 @@ package protocol RedisCommandRouting: Sendable {
 }
 
 /// How often connections were opened and failed, and how often a cluster redirected or was re-read.
-public struct RedisTransportCounters: Sendable, Hashable {
+package struct RedisTransportCounters: Sendable, Hashable {
     /// Connections opened (the first and every reconnect).
-    public var connectionsOpened = 0
+    package var connectionsOpened = 0
     /// Connect attempts that failed.
-    public var connectFailures = 0
+    package var connectFailures = 0
     /// Commands whose connection broke (timeout, reset, garbage) and was dropped.
-    public var brokenConnections = 0
+    package var brokenConnections = 0
     /// `MOVED` and `ASK` redirections followed.
-    public var redirects = 0
+    package var redirects = 0
     /// Times the cluster's slot map was read.
-    public var slotMapRefreshes = 0
+    package var slotMapRefreshes = 0
 
     /// No counts.
-    public init() {}
+    package init() {}
 
     mutating func add(_ pool: RedisConnectionPool.Counters) {
         connectionsOpened += pool.connectsOpened

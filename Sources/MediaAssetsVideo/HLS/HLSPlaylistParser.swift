@@ -255,7 +255,7 @@ extension HLSPlaylist {
     /// Parses the playlist `data` fetched from `url` (relative URIs resolve against it).
     ///
     /// - Throws: `HLSError.malformedPlaylist` with the 1-based line number and the reason.
-    public static func parse(_ data: Data, url: URL) throws(HLSError) -> HLSPlaylist {
+    package static func parse(_ data: Data, url: URL) throws(HLSError) -> HLSPlaylist {
         guard let text = String(data: data, encoding: .utf8) else {
             throw HLSError.malformedPlaylist(url: url, line: 1, reason: "the playlist is not UTF-8 text")
         }

@@ -24,7 +24,7 @@ public struct HLSResource: Sendable, Hashable {
     }
 
     /// A media segment.
-    public init(_ segment: HLSSegment) { self.init(uri: segment.uri, byteRange: segment.byteRange) }
+    package init(_ segment: HLSSegment) { self.init(uri: segment.uri, byteRange: segment.byteRange) }
 
     /// Everything `segment` needs, in fetch order: its key, its init section, then the segment itself.
     static func needed(by segment: HLSSegment) -> [HLSResource] {
@@ -43,7 +43,7 @@ public struct HLSResource: Sendable, Hashable {
     ]
 
     /// The file extension a downloaded or proxied copy keeps: the URI's when players know it, else by kind.
-    public var fileExtension: String {
+    package var fileExtension: String {
         let ext = uri.pathExtension.lowercased()
         if Self.playableExtensions.contains(ext) { return ext }
         switch kind {
@@ -54,7 +54,7 @@ public struct HLSResource: Sendable, Hashable {
     }
 
     /// The `Content-Type` for the bytes, by extension.
-    public var contentType: String {
+    package var contentType: String {
         switch fileExtension {
         case "ts": return "video/mp2t"
         case "m4s", "mp4", "m4v", "cmfv": return "video/mp4"

@@ -18,7 +18,7 @@ public struct HLSStatistics: Sendable, Hashable, CustomStringConvertible {
     public var filesDownloaded = 0
 
     /// Creates zeroed counters.
-    public init() {}
+    package init() {}
 
     public var description: String {
         "origin requests \(originRequests), fetched \(bytesFetched) B, served from cache \(bytesServedFromCache) B, "

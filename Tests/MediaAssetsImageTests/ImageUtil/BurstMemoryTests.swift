@@ -34,7 +34,7 @@ struct BurstMemoryTests {
         let partition = try #require(field("partition"), "\(outcome.output)")
         #expect(field("requests") == 1_000)
         // Measured in this debug build at 187 MiB, 61 MiB of it the styled variants in the partition; 252 MiB
-        // before asks waited outside the pipeline (`AssetPipeline.Configuration.activeAsks`), when every one of
+        // before asks waited outside the pipeline (`PipelineConfiguration.activeAsks`), when every one of
         // the 10,000 held the frames of its whole call chain.
         // This stop's statistics added a join record per ask and the peak crossed the bound in one loaded run
         // (193.7 MiB; 189 MiB alone): a known issue until the waiting asks' frames shrink again, while 8 MiB

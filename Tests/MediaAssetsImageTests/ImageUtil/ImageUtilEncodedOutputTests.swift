@@ -98,7 +98,7 @@ struct ImageUtilEncodedOutputTests {
     @Test("an explicit format is its own variant: WebP beside the util's JPEG", .enabled(if: CodecAvailability.webp))
     func explicitFormat() async throws {
         // Decoded originals kept, so the second format of the style is rendered from the first one's decode
-        let harness = try ImageUtilHarness(configuration: .init(decodedOriginals: .always))
+        let harness = try ImageUtilHarness(configuration: .init(pipeline: .init(decodedOriginals: .always)))
         defer { harness.tearDown() }
         let url = harness.serve("/webp.jpg", try ImageUtilFixtures.gradientJPEG())
         let request = AssetRequest(url: url)
@@ -186,7 +186,7 @@ struct ImageUtilEncodedOutputTests {
     @Test("with encodedVariantsInMemory 0 every ask reads the file; a reopened cache reads it once, then memory")
     func encodedBytesInMemoryAreBounded() async throws {
         // Given a util that keeps no encoded bytes in memory, and a circle it made and stored
-        let harness = try ImageUtilHarness(configuration: .init(encodedVariantsInMemory: 0))
+        let harness = try ImageUtilHarness(configuration: .init(pipeline: .init(encodedVariantsInMemory: 0)))
         defer { harness.tearDown() }
         let request = AssetRequest(url: harness.serve("/unkept.jpg", try ImageUtilFixtures.gradientJPEG()))
         _ = try await harness.util.encodedImage(for: request, style: ImageUtilFixtures.circle)

@@ -84,7 +84,8 @@ struct ImageUtilLookupTests {
         arguments: [DecodedOriginalPolicy.always, .whenAskedUnprocessed])
     func secondStyle(policy: DecodedOriginalPolicy) async throws {
         // Given one style rendered by a util with this policy
-        let harness = try ImageUtilHarness(configuration: ImageUtil.Configuration(decodedOriginals: policy))
+        let harness = try ImageUtilHarness(
+            configuration: ImageUtil.Configuration(pipeline: .init(decodedOriginals: policy)))
         defer { harness.tearDown() }
         let url = harness.serve("/photo.jpg", try ImageUtilFixtures.gradientJPEG())
         _ = try await harness.util.image(for: url, style: ImageUtilFixtures.circle)

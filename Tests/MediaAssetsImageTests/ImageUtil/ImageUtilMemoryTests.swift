@@ -61,7 +61,8 @@ struct ImageUtilMemoryTests {
     @Test("with .never, not even an .original ask is kept")
     func neverKeepsNothing() async throws {
         // Given a util that keeps no decoded original
-        let harness = try ImageUtilHarness(configuration: ImageUtil.Configuration(decodedOriginals: .never))
+        let harness = try ImageUtilHarness(
+            configuration: ImageUtil.Configuration(pipeline: .init(decodedOriginals: .never)))
         defer { harness.tearDown() }
         let url = harness.serve("/photo.jpg", try ImageUtilFixtures.gradientJPEG())
 

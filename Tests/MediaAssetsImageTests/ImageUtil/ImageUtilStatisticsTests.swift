@@ -213,7 +213,7 @@ struct ImageUtilStatisticsTests {
     @Test("a style rendered from a decoded original kept in memory is a memory hit, and says so in its source")
     func aStyleRenderedFromAKeptDecodeIsAMemoryHit() async throws {
         // Given a util that keeps every decoded original, and a photo shown once as a circle
-        let harness = try ImageUtilHarness(configuration: .init(decodedOriginals: .always))
+        let harness = try ImageUtilHarness(configuration: .init(pipeline: .init(decodedOriginals: .always)))
         defer { harness.tearDown() }
         let request = AssetRequest(url: harness.serve("/kept.jpg", try ImageUtilFixtures.gradientJPEG()))
         let circle = try await harness.util.imageResult(for: request, style: ImageUtilFixtures.circle)

@@ -44,16 +44,16 @@ public final class DiskCache: CacheBackend {
         /// The most bytes of files (headers included) the cache keeps.
         public var sizeLimit: Int
         /// The fraction of `sizeLimit` a sweep evicts down to, so that sweeps are rare.
-        public var lowWaterFraction: Double
+        package var lowWaterFraction: Double
         /// The number of unsaved last-access times that triggers writing them in the background.
-        public var accessTimeBatchSize: Int
+        package var accessTimeBatchSize: Int
         /// The clock for expiry and last access; tests pass their own.
-        public var now: @Sendable () -> Date
+        package var now: @Sendable () -> Date
         /// The number of entries from which `close()` saves the index to a snapshot file (`.index`),
         /// so that the next open has the index (recency, learnt expiries) at once, while the pass at open
         /// checks it against the files. Scanning a few thousand files costs milliseconds; a million,
         /// seconds. A close before the pass at open has ended saves none.
-        public var indexSnapshotMinimumCount: Int
+        package var indexSnapshotMinimumCount: Int
         /// The most bytes of files (headers included) pinned entries may take, within `sizeLimit`. Opening
         /// with a lower quota than what is pinned keeps the pinned files; pinned stores fail until
         /// they fit again.
@@ -62,14 +62,28 @@ public final class DiskCache: CacheBackend {
         /// in memory (Linux: `openat2` with `RESOLVE_CACHED`, `preadv2` with `RWF_NOWAIT`), so the read
         /// cannot wait for the disk and costs the caller no more than copying those bytes. Larger files,
         /// and any read that would wait, go to the I/O threads (one hand-off). 0 sends every read there.
-        public var inlineReadLimit: Int
+        package var inlineReadLimit: Int
         /// Called on the pass at open between listing the directory and reconciling the index with it
         /// (tests hold the pass there to store and remove meanwhile).
         var indexPassWillReconcile: (@Sendable () -> Void)?
 
-        /// Creates a configuration; the default limit is 512 MiB with a low-water mark at 80 %, and
-        /// the pinned quota a quarter of the limit (at most the limit).
-        public init(
+        /// Creates a configuration; the default limit is 512 MiB, and the pinned quota a quarter of the limit
+        /// (at most the limit).
+        public init(directory: URL, sizeLimit: Int = 512 << 20, pinnedQuota: Int? = nil) {
+            self.directory = directory
+            self.sizeLimit = max(0, sizeLimit)
+            self.lowWaterFraction = 0.8
+            self.accessTimeBatchSize = 256
+            self.now = Date.init
+            self.indexSnapshotMinimumCount = 2_048
+            self.pinnedQuota = min(max(0, pinnedQuota ?? self.sizeLimit / 4), self.sizeLimit)
+            self.inlineReadLimit = DiskCache.defaultInlineReadLimit
+        }
+
+        /// A configuration with the tuning the package's own code and tests set: the low-water mark (80 %),
+        /// the batch of unsaved access times (256), the clock (the manager's), the snapshot threshold (2,048)
+        /// and the inline-read limit.
+        package static func tuned(
             directory: URL,
             sizeLimit: Int = 512 << 20,
             lowWaterFraction: Double = 0.8,
@@ -78,22 +92,21 @@ public final class DiskCache: CacheBackend {
             indexSnapshotMinimumCount: Int = 2_048,
             pinnedQuota: Int? = nil,
             inlineReadLimit: Int = DiskCache.defaultInlineReadLimit
-        ) {
-            self.directory = directory
-            self.sizeLimit = max(0, sizeLimit)
-            self.lowWaterFraction = lowWaterFraction.isNaN ? 0.8 : min(1, max(0, lowWaterFraction))
-            self.accessTimeBatchSize = max(1, accessTimeBatchSize)
-            self.now = now
-            self.indexSnapshotMinimumCount = max(0, indexSnapshotMinimumCount)
-            self.pinnedQuota = min(max(0, pinnedQuota ?? self.sizeLimit / 4), self.sizeLimit)
-            self.inlineReadLimit = max(0, inlineReadLimit)
+        ) -> Configuration {
+            var configuration = Configuration(directory: directory, sizeLimit: sizeLimit, pinnedQuota: pinnedQuota)
+            configuration.lowWaterFraction = lowWaterFraction.isNaN ? 0.8 : min(1, max(0, lowWaterFraction))
+            configuration.accessTimeBatchSize = max(1, accessTimeBatchSize)
+            configuration.now = now
+            configuration.indexSnapshotMinimumCount = max(0, indexSnapshotMinimumCount)
+            configuration.inlineReadLimit = max(0, inlineReadLimit)
+            return configuration
         }
     }
 
     /// The default `Configuration.inlineReadLimit`: entries of up to 1 MiB, with 64 KiB for their header
     /// (copying 1 MiB from the page cache takes about 20 µs; a hop to another thread and back, 10 to 15 µs
     /// more, measured in the disk rows of the benchmarks).
-    public static let defaultInlineReadLimit = (1 << 20) + (64 << 10)
+    package static let defaultInlineReadLimit = (1 << 20) + (64 << 10)
 
     /// The platform's directory for caches: `$XDG_CACHE_HOME` or `~/.cache` on Linux, the user's
     /// Caches directory on Apple platforms, with `name` appended.
@@ -116,7 +129,7 @@ public final class DiskCache: CacheBackend {
     /// The cache's configuration.
     public let configuration: Configuration
     /// The directory the cache owns.
-    public var directory: URL { configuration.directory }
+    package var directory: URL { configuration.directory }
 
     /// The size limit of the files, headers included.
     public var byteLimit: Int? { configuration.sizeLimit }

@@ -3,7 +3,7 @@ extension AnimatedImage {
     /// loop count are kept.
     ///
     /// - Throws: the processor's error.
-    public func processed(by processor: some ImageProcessing) throws -> AnimatedImage {
+    package func processed(by processor: some ImageProcessing) throws -> AnimatedImage {
         AnimatedImage(
             frames: try frames.map { Frame(image: try processor.process($0.image), duration: $0.duration) },
             loopCount: loopCount

@@ -38,7 +38,7 @@ public struct AnimatedImage: Sendable, Hashable {
     }
 
     /// A still image as a one-frame animation shown for no time.
-    public init(still image: Image) {
+    package init(still image: Image) {
         self.init(frames: [Frame(image: image, duration: .zero)], loopCount: 0)
     }
 
@@ -55,5 +55,5 @@ public struct AnimatedImage: Sendable, Hashable {
     public var totalDuration: Duration { frames.reduce(.zero) { $0 + $1.duration } }
 
     /// The memory all frames occupy, in bytes: what a memory cache charges for this value.
-    public var cost: Int { frames.reduce(0) { $0 + $1.image.cost } }
+    package var cost: Int { frames.reduce(0) { $0 + $1.image.cost } }
 }

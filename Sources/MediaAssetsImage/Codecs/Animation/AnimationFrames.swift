@@ -32,7 +32,7 @@ public struct AnimationFrames: AsyncSequence, Sendable {
     /// The headers' facts: canvas, frame count, loop count.
     public let info: AnimationInfo
     /// How many frames (and bytes of them) are decoded ahead.
-    public let window: AnimationFrameWindow
+    package let window: AnimationFrameWindow
 
     let production: AnimationFrameProduction
 
@@ -45,7 +45,7 @@ public struct AnimationFrames: AsyncSequence, Sendable {
     /// (a `ThreadPoolExecutor`, a manager's `executor`) when one is given, else on the iterating task's own.
     ///
     /// - Throws: `ImageError`
-    public init(
+    package init(
         data: Data, options: ImageDecodingOptions = .init(), window: AnimationFrameWindow = .init(),
         codecs: ImageCodecRegistry = .standard, executor: (any TaskExecutor)? = nil
     ) throws {

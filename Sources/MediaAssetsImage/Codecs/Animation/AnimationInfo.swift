@@ -17,7 +17,7 @@ public struct AnimationInfo: Sendable, Hashable {
     public var loopCount: Int
 
     /// Creates animation facts.
-    public init(format: ImageFormat, canvas: PixelSize, frameCount: Int, loopCount: Int) {
+    package init(format: ImageFormat, canvas: PixelSize, frameCount: Int, loopCount: Int) {
         self.format = format
         self.canvas = canvas
         self.frameCount = frameCount

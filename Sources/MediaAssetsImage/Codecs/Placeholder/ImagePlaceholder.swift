@@ -52,7 +52,7 @@ public struct ImagePlaceholder: Sendable, Hashable {
     /// Reads a stored ThumbHash with the exact average colour computed beside it.
     ///
     /// - Throws: `ImagePlaceholder.Failure.truncated` when the bytes are shorter than their header says.
-    public init(thumbHash: Data, averageColor: RGBA) throws {
+    package init(thumbHash: Data, averageColor: RGBA) throws {
         try self.init(thumbHash: thumbHash)
         self.averageColor = averageColor
     }
@@ -68,7 +68,7 @@ public struct ImagePlaceholder: Sendable, Hashable {
     /// The mean colour of `image`, weighted by alpha, with the mean alpha (straight, rounded).
     ///
     /// - Complexity: O(pixels)
-    public static func averageColor(of image: Image) -> RGBA {
+    package static func averageColor(of image: Image) -> RGBA {
         var sums = (red: 0, green: 0, blue: 0, alpha: 0)
         let pixels = image.pixels
         for offset in stride(from: 0, to: pixels.count, by: 4) {

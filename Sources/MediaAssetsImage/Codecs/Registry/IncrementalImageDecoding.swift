@@ -27,7 +27,7 @@ extension ImageDecoding {
 extension ImageCodecRegistry {
     /// An incremental decoder for the image whose first bytes are `leadingBytes`, when its decoder previews
     /// (see `IncrementalImageDecoding`); `nil` when the format has no previews or is not known yet.
-    public func makeIncrementalDecoder(
+    package func makeIncrementalDecoder(
         leadingBytes: Data, options: ImageDecodingOptions
     ) -> (any IncrementalImageDecoding)? {
         decoders.first { $0.canDecode(leadingBytes) }?.makeIncrementalDecoder(options: options)
