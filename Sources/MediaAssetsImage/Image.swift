@@ -92,3 +92,60 @@ public struct RGBA: Sendable, Hashable {
         return RGBA(red: scale(red), green: scale(green), blue: scale(blue), alpha: alpha)
     }
 }
+
+/// A size in whole pixels: what a style asks of the decoder and what a resize produces.
+///
+/// Its `description` (`"96x96"`) is the form used inside processor identifiers.
+public struct PixelSize: Sendable, Hashable, CustomStringConvertible {
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+
+    /// Creates a size; values are not validated here (processors validate and throw).
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// A square of `side` × `side` pixels.
+    public static func square(_ side: Int) -> PixelSize {
+        PixelSize(width: side, height: side)
+    }
+
+    /// `"<width>x<height>"`, for example `"96x96"`.
+    public var description: String { "\(width)x\(height)" }
+}
+
+extension PixelSize {
+    /// This size with width and height exchanged: the upright size of a quarter-turned image.
+    var transposed: PixelSize { PixelSize(width: height, height: width) }
+}
+
+extension Image {
+    /// The centred `width × height` part of this image (each side clamped to the image's).
+    func centerCropped(width: Int, height: Int) -> Image {
+        let cropWidth = min(max(width, 1), self.width)
+        let cropHeight = min(max(height, 1), self.height)
+        let left = (self.width - cropWidth) / 2
+        let top = (self.height - cropHeight) / 2
+        return cropped(to: PixelRect(x: left, y: top, width: cropWidth, height: cropHeight))
+    }
+
+    /// The part of this image inside `rect` (clamped to the image, at least one pixel).
+    func cropped(to rect: PixelRect) -> Image {
+        let left = min(max(rect.x, 0), width - 1)
+        let top = min(max(rect.y, 0), height - 1)
+        let cropWidth = min(max(rect.width, 1), width - left)
+        let cropHeight = min(max(rect.height, 1), height - top)
+        guard cropWidth != width || cropHeight != height else { return self }
+        let rowBytes = cropWidth * 4
+        var cropped = [UInt8]()
+        cropped.reserveCapacity(rowBytes * cropHeight)
+        for row in top..<(top + cropHeight) {
+            let start = (row * width + left) * 4
+            cropped.append(contentsOf: pixels[start..<(start + rowBytes)])
+        }
+        return Image(width: cropWidth, height: cropHeight, pixels: cropped)
+    }
+}

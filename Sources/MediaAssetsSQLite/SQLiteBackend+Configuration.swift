@@ -16,8 +16,8 @@ extension SQLiteBackend {
         /// How long to wait for a lock another connection holds (another process's write) before
         /// failing with `SQLiteError.locked`.
         public var busyTimeout: Duration
-        /// The clock for expiry and last access; tests set their own (an app's backends read the real time; the manager's clock is
-        /// `AssetsManager.Configuration.now`).
+        /// The clock for expiry; tests set their own. An app's backend reads the real time (the manager's clock
+        /// is `AssetsManager.Configuration.now`).
         package var now: @Sendable () -> Date = Date.init
         /// The most bytes of entry data pinned entries may take, within `sizeLimit`. Opening with a
         /// lower quota than what is pinned keeps the pinned rows; pinned stores fail until they fit.

@@ -232,3 +232,59 @@ public final class VideoUtil: Sendable {
         return result
     }
 }
+
+extension VideoUtil {
+    /// `contentInfo(for:)` of a plain request for `url` (no headers, no version).
+    public func contentInfo(for url: URL) async throws -> VideoContentInfo {
+        try await contentInfo(for: AssetRequest(url: url))
+    }
+
+    /// `data(for:range:)` of a plain request for `url`.
+    public func data(for url: URL, range: Range<Int>) async throws -> Data {
+        try await data(for: AssetRequest(url: url), range: range)
+    }
+
+    /// `stream(for:range:)` of a plain request for `url`.
+    public func stream(for url: URL, range: Range<Int>) -> VideoByteStream {
+        stream(for: AssetRequest(url: url), range: range)
+    }
+
+    /// `prefetch(for:byteCount:)` of a plain request for `url`.
+    public func prefetch(for url: URL, byteCount: Int) async throws {
+        try await prefetch(for: AssetRequest(url: url), byteCount: byteCount)
+    }
+
+    /// `remove(for:)` of a plain request for `url`.
+    public func remove(for url: URL) async throws {
+        try await remove(for: AssetRequest(url: url))
+    }
+}
+
+/// Removing and pinning a video (`removeAsset(for:)`, `pinAsset(for:storageType:)`): its chunks, its chunk
+/// record and anything else derived from its key.
+extension VideoUtil: AssetUtil {
+    /// `configuration.storageType`.
+    public var defaultStorageType: StorageType { configuration.storageType }
+
+    /// Removes the video `request` names from every storage type — its chunks, its chunk record and
+    /// anything else derived from its key — in one call per backend, and forgets what this util
+    /// knew of it (`AssetsManager.removeAsset(forKey:)`).
+    public func removeAsset(for request: AssetRequest) async throws {
+        let key = manager.cacheKey(for: request)
+        _ = state.withLock { $0.resources.removeValue(forKey: key) }
+        try await manager.removeAsset(forKey: key)
+    }
+}
+
+/// Removing and pinning a playlist (`removeAsset(for:)`, `pinAsset(for:storageType:)`) and what is derived from
+/// its key. Segments, keys and init sections are assets of their own URLs: remove them with
+/// `removeResource(_:)`.
+extension HLSUtil: AssetUtil {
+    /// The util's `storageType`.
+    public var defaultStorageType: StorageType { storageType }
+
+    /// Removes a segment, key or init section (every byte range of its URL) from every storage type.
+    public func removeResource(_ resource: HLSResource) async throws {
+        try await removeAsset(for: AssetRequest(url: resource.uri))
+    }
+}

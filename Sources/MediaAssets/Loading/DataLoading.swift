@@ -104,7 +104,9 @@ public struct ResponseHead: Sendable, Hashable {
     package func header(_ name: String) -> String? { headers[name.lowercased()] }
 
     /// The declared `Content-Length`, if present and valid.
-    package var contentLength: Int? { header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+    package var contentLength: Int? {
+        header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
 }
 
 /// A response whose body arrives piece by piece, as `DataLoading.stream(_:)` returns it.
@@ -244,7 +246,9 @@ public struct DataResponse: Sendable {
     package func header(_ name: String) -> String? { headers[name.lowercased()] }
 
     /// The declared `Content-Length`, if present and valid.
-    package var contentLength: Int? { header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+    package var contentLength: Int? {
+        header("content-length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
 
     /// The status line and headers, without the body.
     package var head: ResponseHead { ResponseHead(url: url, statusCode: statusCode, headers: headers) }

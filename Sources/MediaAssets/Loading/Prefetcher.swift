@@ -62,7 +62,10 @@ public final class Prefetcher: Sendable {
         self.storageType = storageType
         self.maxConcurrentRequests = max(1, maxConcurrentRequests)
         self.priority = priority
-        self.operation = operation ?? { request in try await manager.runtime.prefetchBytes(request, route: manager.route(for: storageType)) }
+        self.operation =
+            operation ?? { request in
+                try await manager.runtime.prefetchBytes(request, route: manager.route(for: storageType))
+            }
         if !manager.runtime.prefetchers.add(self) { state.withLock { $0.isShutDown = true } }
     }
 

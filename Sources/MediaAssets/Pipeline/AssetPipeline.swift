@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The staged pipeline every util builds on: memory → storage → fetch → download → decode → process → store,
-/// each stage coalesced by its own key, with the cache lookup of each stage inside its flight.
+/// The staged pipeline every util builds on: memory → storage → fetch → download → decode → process →
+/// store, each stage coalesced by its own key, with the cache lookup of each stage inside its flight.
 ///
 /// ```
 /// value(for:processor:options:)     memory <key>@<processor> ─ fresh hit: done, nothing awaited
@@ -59,7 +59,9 @@ public final class AssetPipeline<Decoder: AssetDecoding>: Sendable {
     private let decodedIdentifier: String
 
     /// Creates a pipeline over `manager` with `decoder`.
-    public init(manager: AssetsManager, decoder: Decoder, configuration: PipelineConfiguration = PipelineConfiguration()) {
+    public init(
+        manager: AssetsManager, decoder: Decoder, configuration: PipelineConfiguration = PipelineConfiguration()
+    ) {
         self.manager = manager
         self.decoder = decoder
         self.configuration = configuration

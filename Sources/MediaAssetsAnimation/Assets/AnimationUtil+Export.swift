@@ -31,7 +31,9 @@ extension AnimationUtil {
                 continue
             case .placeholder:
                 let image = asset.image
-                inlined[asset.assetID] = ("image/png", try await manager.runtime.runOnExecutor { try ImageEncoder.png(image) })
+                inlined[asset.assetID] = (
+                    "image/png", try await manager.runtime.runOnExecutor { try ImageEncoder.png(image) }
+                )
             case let .external(url):
                 let entry = try await manager.entry(
                     for: AssetRequest(url: url),

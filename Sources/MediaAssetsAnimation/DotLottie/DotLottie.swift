@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssetsImage
 
 /// A dotLottie (`.lottie`) archive read into memory: its manifest, parsed animations and images.
 ///
@@ -104,5 +105,41 @@ public struct DotLottie: Sendable, Hashable {
         )
         try dotLottie.validateVersion2References()
         return dotLottie
+    }
+}
+
+/// One animation of a dotLottie archive: the manifest's id and the parsed animation.
+public struct DotLottieAnimation: Sendable, Hashable {
+    /// The id the manifest lists (the JSON file's name without `.json`).
+    public var id: String
+    /// The parsed, validated animation.
+    public var animation: LottieDocument
+
+    /// Creates an archive animation.
+    public init(id: String, animation: LottieDocument) {
+        self.id = id
+        self.animation = animation
+    }
+}
+
+extension DotLottie {
+    /// Decodes every image of the archive through the image format plugins (JPEG, PNG, WebP, GIF,
+    /// HEIF/AVIF — the optional ones loaded at run time), keyed like `images`.
+    ///
+    /// - Throws: `AnimationAssetError.undecodable` naming the first failing image (in name order) by its path
+    ///   (`ImageError.libraryMissing` names the Debian package of a missing codec library).
+    public func decodedImages(
+        codecs: ImageCodecRegistry = .standard, options: ImageDecodingOptions = .init()
+    ) throws -> [String: Image] {
+        var decoded: [String: Image] = [:]
+        for name in images.keys.sorted() {
+            guard let data = images[name] else { continue }
+            do {
+                decoded[name] = try codecs.decode(data, options: options)
+            } catch let error as ImageError {
+                throw AnimationAssetError.undecodable(assetID: name, url: nil, reason: error)
+            }
+        }
+        return decoded
     }
 }

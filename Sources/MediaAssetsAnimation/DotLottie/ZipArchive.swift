@@ -148,3 +148,59 @@ struct ZipArchive {
         return contents
     }
 }
+
+/// One file listed in a zip archive's central directory.
+struct ZipEntry: Sendable {
+    /// The entry's path inside the archive, already checked to stay inside it.
+    let name: String
+    /// 0 for stored, 8 for deflate.
+    let method: Int
+    /// General-purpose flags; bit 0 means encrypted.
+    let flags: UInt16
+    let crc32: UInt32
+    let compressedSize: Int
+    let uncompressedSize: Int
+    let localHeaderOffset: Int
+
+    /// Directory entries end with a slash and hold no data.
+    var isDirectory: Bool { name.hasSuffix("/") }
+
+    /// Whether `name` stays inside the archive when extracted or resolved.
+    ///
+    /// Refuses empty names, absolute paths, backslashes (Windows separators), drive letters,
+    /// NUL bytes and any `..` component.
+    static func isSafePath(_ name: String) -> Bool {
+        guard !name.isEmpty, !name.hasPrefix("/"), !name.contains("\\"), !name.contains("\0") else { return false }
+        let components = name.split(separator: "/", omittingEmptySubsequences: false)
+        if let first = components.first, first.contains(":") { return false }
+        return !components.contains("..")
+    }
+}
+
+/// Bounds-checked little-endian reads from archive bytes; a read past the end throws `corruptArchive`.
+struct ZipBytes {
+    let data: Data
+
+    var count: Int { data.count }
+
+    func uint16(at offset: Int) throws -> UInt16 {
+        let bytes = try slice(at: offset, count: 2)
+        return UInt16(bytes[bytes.startIndex]) | UInt16(bytes[bytes.startIndex + 1]) << 8
+    }
+
+    func uint32(at offset: Int) throws -> UInt32 {
+        let bytes = try slice(at: offset, count: 4)
+        var value: UInt32 = 0
+        for (shift, byte) in bytes.enumerated() { value |= UInt32(byte) << (8 * UInt32(shift)) }
+        return value
+    }
+
+    /// The `count` bytes at `offset` (relative to the start of the archive).
+    func slice(at offset: Int, count length: Int) throws -> Data {
+        guard offset >= 0, length >= 0, offset <= data.count - length else {
+            throw DotLottieError.corruptArchive(offset: offset, reason: "a record runs past the end of the archive")
+        }
+        let start = data.startIndex + offset
+        return data[start..<(start + length)]
+    }
+}

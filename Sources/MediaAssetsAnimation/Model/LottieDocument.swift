@@ -116,3 +116,68 @@ public struct LottieDocument: Sendable, Hashable {
         return url?.absoluteURL
     }
 }
+
+extension LottieDocument {
+    /// Parses and validates a Lottie JSON animation.
+    ///
+    /// One pass over the bytes builds only the model; shape data and keyframes are validated as
+    /// JSON and skipped. Unknown keys are ignored. Limits (see `LottieParsingOptions`): input
+    /// size (64 MiB by default, checked before reading), nesting depth (512), layer, asset and
+    /// marker counts (100,000 each). Skipped strings are checked for valid escapes and control
+    /// characters; kept strings are also checked for valid UTF-8.
+    ///
+    /// - Throws: `LottieError.malformedJSON` with the byte offset for bad syntax,
+    ///   `nestingTooDeep`, `inputTooLarge` or `tooManyElements` for exceeded limits, and
+    ///   `invalid(path:reason:)` naming the JSON path of a missing, mistyped or inconsistent value.
+    /// - Complexity: O(n) in the input length.
+    public static func parse(_ data: Data, options: LottieParsingOptions = .init()) throws -> LottieDocument {
+        let parsed = try JSONByteReader.reading(data, options: options) { reader -> ParsedLottie in
+            var parser = LottieModelParser(reader: reader, options: options)
+            return try parser.parseDocument()
+        }
+        return try LottieValidator.makeAnimation(from: parsed, data: data)
+    }
+
+    /// Parses and validates a Lottie JSON animation; the same as `LottieDocument.parse(_:options:)`.
+    public init(data: Data, options: LottieParsingOptions = .init()) throws {
+        self = try Self.parse(data, options: options)
+    }
+}
+
+extension LottieDocument {
+    /// Returns the animation with the image assets `image` answers for embedded as base64 data URLs
+    /// (`p` replaced, `u` emptied, `e` set to 1); precompositions and unanswered assets are left as they are.
+    ///
+    /// The JSON is edited in place (other bytes are kept) and parsed again with `options`.
+    ///
+    /// - Complexity: O(n) in the JSON length plus the size of the embedded images.
+    func embeddingImages(
+        options: LottieParsingOptions, _ image: (ImageAssetLocation) throws -> (mediaType: String, data: Data)?
+    ) throws -> LottieDocument {
+        let bytes = [UInt8](data)
+        let locations = try ImageAssetScanner.locate(in: bytes, maximumDepth: options.maximumNestingDepth)
+        var edits: [(range: Range<Int>, replacement: String)] = []
+        for location in locations where !location.hasLayers {
+            guard let pathRange = location.pathRange, let (mediaType, imageData) = try image(location) else { continue }
+            edits.append((pathRange, "\"data:\(mediaType);base64,\(imageData.base64EncodedString())\""))
+            if let directoryRange = location.directoryRange { edits.append((directoryRange, "\"\"")) }
+            if let embeddedRange = location.embeddedRange {
+                edits.append((embeddedRange, "1"))
+            } else {
+                edits.append((location.bodyStart..<location.bodyStart, "\"e\":1,"))
+            }
+        }
+        guard !edits.isEmpty else { return self }
+        edits.sort { $0.range.lowerBound < $1.range.lowerBound }
+        var edited: [UInt8] = []
+        edited.reserveCapacity(bytes.count + edits.reduce(0) { $0 + $1.replacement.utf8.count })
+        var copied = 0
+        for edit in edits {
+            edited.append(contentsOf: bytes[copied..<edit.range.lowerBound])
+            edited.append(contentsOf: edit.replacement.utf8)
+            copied = edit.range.upperBound
+        }
+        edited.append(contentsOf: bytes[copied...])
+        return try LottieDocument.parse(Data(edited), options: options)
+    }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A single-pass, pull-style JSON reader over raw bytes.
 ///
 /// The model parser asks for exactly the values it keeps and skips the rest with `skipValue`,
@@ -161,6 +163,31 @@ struct JSONByteReader {
         case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
         case UInt8(ascii: "n"): return "null"
         default: return "a number"
+        }
+    }
+}
+
+extension JSONByteReader {
+    /// Runs `body` with a reader over the whole of `data`, after the checks every document gets: the
+    /// size limit (before reading a byte), empty input, and a UTF-8 byte order mark skipped.
+    ///
+    /// - Throws: `LottieError.inputTooLarge` or `.malformedJSON`, or what `body` throws.
+    static func reading<Result>(
+        _ data: Data, options: LottieParsingOptions, _ body: (inout JSONByteReader) throws -> Result
+    ) throws -> Result {
+        guard data.count <= options.maximumInputSize else {
+            throw LottieError.inputTooLarge(size: data.count, limit: options.maximumInputSize)
+        }
+        return try data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress, raw.count > 0 else {
+                throw LottieError.malformedJSON(offset: 0, reason: "empty input")
+            }
+            var reader = JSONByteReader(
+                base: base.assumingMemoryBound(to: UInt8.self), count: raw.count,
+                maximumDepth: options.maximumNestingDepth
+            )
+            if raw.count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { reader.offset = 3 }
+            return try body(&reader)
         }
     }
 }

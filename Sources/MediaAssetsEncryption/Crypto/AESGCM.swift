@@ -169,3 +169,43 @@ private final class ContextPool: Sendable {
         for idle in freed { EVP_CIPHER_CTX_free(idle.context) }
     }
 }
+
+/// The algorithms fetched from libcrypto once per process (fetching per call costs more than
+/// sealing a small entry), and its error queue as text.
+enum CryptoLibrary {
+    /// AES-256-GCM.
+    nonisolated(unsafe) static let aes256GCM: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+    /// HMAC.
+    nonisolated(unsafe) static let hmac: OpaquePointer? = EVP_MAC_fetch(nil, "HMAC", nil)
+
+    /// The oldest error on this thread's libcrypto error queue (the queue is emptied).
+    static func lastError() -> String {
+        let code = ERR_get_error()
+        ERR_clear_error()
+        guard code != 0 else { return "no error was queued" }
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Random bytes from libcrypto's generator (`RAND_bytes`), for keys and nonces.
+enum SecureRandom {
+    static func bytes(count: Int) throws(EncryptionError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        try fill(&bytes)
+        return bytes
+    }
+
+    static func fill(_ bytes: inout [UInt8]) throws(EncryptionError) {
+        let done = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
+        guard done == 1 else { throw .cryptoFailed(operation: "make random bytes", reason: CryptoLibrary.lastError()) }
+    }
+
+    /// Fills `buffer` with random bytes.
+    static func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(EncryptionError) {
+        guard !buffer.isEmpty else { return }
+        let done = RAND_bytes(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(buffer.count))
+        guard done == 1 else { throw .cryptoFailed(operation: "make random bytes", reason: CryptoLibrary.lastError()) }
+    }
+}

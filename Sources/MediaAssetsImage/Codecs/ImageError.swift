@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssets
 
 /// Why bytes could not be decoded into an `Image`, or an `Image` could not be encoded.
 ///
@@ -61,6 +62,60 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
                 + "Install it with `apt-get install \(debianPackage)`"
         case .encodingFailed(let format, let reason):
             return "Could not encode \(format): \(reason)"
+        }
+    }
+
+    /// The same text as `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}
+
+/// Why `ImageUtil` could not produce an image from the bytes it has. Network and storage failures arrive as
+/// `AssetsError`, a style that cannot be drawn or fails as `AssetProcessingError` (with the style's own error).
+public enum ImageUtilError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// The string given to `downloadImage(url:…)` is not a URL.
+    case invalidURL(String)
+    /// The original's bytes are not a decodable image (corrupt, truncated, too many pixels, unknown format).
+    /// Nothing was kept in the cache for the original or its variant.
+    case undecodable(url: URL, key: CacheKey, reason: ImageError)
+
+    /// A sentence a person can act on.
+    public var description: String {
+        switch self {
+        case .invalidURL(let text):
+            return "\"\(text)\" is not a valid URL"
+        case let .undecodable(url, key, reason):
+            return "The image at \(url.absoluteString) cannot be decoded (\(reason)); nothing was cached for \(key)"
+        }
+    }
+
+    /// The same text as `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
+}
+
+/// Why a processor refused its parameters; carries the offending value and the processor's identifier.
+public enum ImageProcessingError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// A width, height or diameter is zero or negative.
+    case invalidSize(PixelSize, processor: String)
+    /// A requested or resulting size exceeds `limit` (`ImageProcessors.maximumDimension`) on a side.
+    case sizeTooLarge(PixelSize, limit: Int, processor: String)
+    /// A corner radius is negative, not finite, or larger than the limit.
+    case invalidCornerRadius(Double, processor: String)
+    /// A border width is negative, not finite, or larger than the limit.
+    case invalidBorderWidth(Double, processor: String)
+
+    /// A sentence a person can act on.
+    public var description: String {
+        switch self {
+        case let .invalidSize(size, processor):
+            return "Processor \(processor): size \(size) must be positive on both sides"
+        case let .sizeTooLarge(size, limit, processor):
+            return "Processor \(processor): size \(size) exceeds the limit of \(limit) pixels per side"
+        case let .invalidCornerRadius(radius, processor):
+            return "Processor \(processor): corner radius \(radius) must be finite, >= 0 and <= "
+                + "\(ImageProcessors.maximumDimension)"
+        case let .invalidBorderWidth(width, processor):
+            return "Processor \(processor): border width \(width) must be finite, >= 0 and <= "
+                + "\(ImageProcessors.maximumDimension)"
         }
     }
 

@@ -120,7 +120,8 @@ extension ImageUtil {
             data: source.data, info: source.info, options: options, codecs: configuration.codecs
         )
         production.work = AnimationFrameWork(
-            limiter: manager.runtime.decodeLimiter, executor: manager.runtime.executor, priority: LivePriority(request.priority))
+            limiter: manager.runtime.decodeLimiter, executor: manager.runtime.executor,
+            priority: LivePriority(request.priority))
         if let style { production.style = { try style.process($0) } }
         production.failure = { [manager] error in
             if error is CancellationError { return error }

@@ -37,7 +37,8 @@ extension ImageUtil {
             defer { placeholdersUnderWay.withLock { _ = $0.remove(key) } }
             // One low-priority slot from reading the original to hashing it: the placeholders of a burst wait
             // before they hold bytes or pixels, not after.
-            let made = try? await manager.runtime.processLimiter.run(priority: .low) { () async throws -> ImagePlaceholder? in
+            let made = try? await manager.runtime.processLimiter.run(priority: .low) {
+                () async throws -> ImagePlaceholder? in
                 let bytes = original == nil ? await placeholderSourceBytes(for: request, storageType: storageType) : nil
                 guard original != nil || bytes != nil else { return nil }
                 return try await manager.runtime.runOnExecutor { [renderer] in

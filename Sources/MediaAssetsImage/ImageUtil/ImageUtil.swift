@@ -203,3 +203,10 @@ public final class ImageUtil: Sendable {
     let avatarFailures = Mutex(0)
     let avatarCancellations = Mutex(0)
 }
+
+/// Removing and pinning an image (`removeAsset(for:)`, `pinAsset(for:storageType:)`): the original, every styled
+/// variant, the placeholder and the decoded originals kept in memory.
+extension ImageUtil: AssetUtil {
+    /// `configuration.storageType`.
+    public var defaultStorageType: StorageType { configuration.storageType }
+}

@@ -18,8 +18,8 @@ extension RedisBackend {
         /// Prepended to every key, so several caches (or apps) share one database without meeting;
         /// `removeAll()` removes exactly the keys under it (with an empty prefix: every key of the database).
         public var keyPrefix: String
-        /// The clock for expiry; tests set their own (an app's backends read the real time; the manager's clock is
-        /// `AssetsManager.Configuration.now`).
+        /// The clock for expiry; tests set their own. An app's backend reads the real time (the manager's clock
+        /// is `AssetsManager.Configuration.now`).
         package var now: @Sendable () -> Date = Date.init
         /// The most bytes (values as stored) pinned entries may take; shared by every process using
         /// the prefix, checked by each against what the servers hold.

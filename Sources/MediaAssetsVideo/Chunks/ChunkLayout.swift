@@ -1,3 +1,6 @@
+import Foundation
+import MediaAssets
+
 /// How a resource of `length` bytes is cut into chunks of `chunkSize` bytes (the last one short).
 struct ChunkLayout: Sendable, Hashable {
     /// At least 1.
@@ -30,5 +33,52 @@ struct ChunkLayout: Sendable, Hashable {
     func chunks(covering bytes: Range<Int>) -> Range<Int> {
         guard !bytes.isEmpty else { return 0..<0 }
         return (bytes.lowerBound / chunkSize)..<((bytes.upperBound - 1) / chunkSize + 1)
+    }
+}
+
+/// One chunk of one resource: the key of the fetch registered for it.
+struct ChunkID: Sendable, Hashable {
+    let resource: CacheKey
+    let index: Int
+}
+
+extension Range<Int> {
+    /// The contiguous runs of the ascending `indices`.
+    static func runs(of indices: [Int]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        for index in indices {
+            if let last = runs.last, last.upperBound == index {
+                runs[runs.count - 1] = last.lowerBound..<(index + 1)
+            } else {
+                runs.append(index..<(index + 1))
+            }
+        }
+        return runs
+    }
+}
+
+/// The `<key>#meta` record: content info plus the chunk size the chunks were cut with, as JSON.
+struct ChunkRecord: Codable, Hashable {
+    /// Bumped when the layout of the record or of the chunks changes.
+    static let currentVersion = 1
+
+    var version: Int
+    var info: VideoContentInfo
+    var chunkSize: Int
+
+    init(info: VideoContentInfo, chunkSize: Int) {
+        self.version = Self.currentVersion
+        self.info = info
+        self.chunkSize = chunkSize
+    }
+
+    func encoded() throws -> Data { try JSONEncoder().encode(self) }
+
+    /// Decodes a record; anything unreadable, of another version, or with impossible sizes is `nil`.
+    static func decode(_ data: Data) -> ChunkRecord? {
+        guard let record = try? JSONDecoder().decode(ChunkRecord.self, from: data),
+            record.version == currentVersion, record.chunkSize > 0, record.info.length >= 0
+        else { return nil }
+        return record
     }
 }

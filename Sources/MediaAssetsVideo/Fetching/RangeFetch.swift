@@ -273,3 +273,76 @@ final class RangeFetch: Sendable {
 /// A read past the end of a fetch that ended without error (a body shorter than its range, caught by the
 /// fetch's own checks first; this is the backstop).
 struct VideoFetchEnded: Error {}
+
+extension ResponseBody {
+    /// Cancels a transfer whose body will not be read: an iterator made and dropped before the end does.
+    func cancel() {
+        _ = makeAsyncIterator()
+    }
+}
+
+/// The memory of one chunk of a fetch, filled as bytes arrive and handed out as `Data` without copies.
+///
+/// `@unchecked Sendable` is sound: only the fetch's task writes, and only past the count it has published
+/// (under the fetch's lock); readers read only below that count, bytes that never change again.
+final class FetchBuffer: @unchecked Sendable {
+    private let base: UnsafeMutableRawPointer
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        base = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 16)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Copies `bytes` in at `offset` (the fetch's task only).
+    func copy(_ bytes: UnsafeRawBufferPointer, to offset: Int) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        (base + offset).copyMemory(from: source, byteCount: bytes.count)
+    }
+
+    /// The bytes `range` (already written) as `Data` that keeps this buffer alive, without copying.
+    func data(_ range: Range<Int>) -> Data {
+        guard !range.isEmpty else { return Data() }
+        return Data(
+            bytesNoCopy: base + range.lowerBound, count: range.count,
+            deallocator: .custom { _, _ in withExtendedLifetime(self) {} }
+        )
+    }
+}
+
+/// A parsed `Content-Range: bytes <first>-<last>/<total>` (or `bytes */<total>`) header.
+struct ContentRange: Sendable, Hashable {
+    /// The bytes the body holds; `nil` for the unsatisfied form `*/<total>`.
+    var range: Range<Int>?
+    /// The complete length; `nil` when the server wrote `*`.
+    var total: Int?
+
+    /// Parses the header; anything malformed is `nil`.
+    init?(_ header: String?) {
+        guard let header else { return nil }
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let parts = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        if parts[1] == "*" {
+            total = nil
+        } else {
+            guard let value = Int(parts[1]), value >= 0 else { return nil }
+            total = value
+        }
+        if parts[0] == "*" {
+            guard total != nil else { return nil }
+            range = nil
+            return
+        }
+        let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]),
+            first >= 0, last >= first, last < Int.max
+        else { return nil }
+        if let total, last >= total { return nil }
+        range = first..<(last + 1)
+    }
+}

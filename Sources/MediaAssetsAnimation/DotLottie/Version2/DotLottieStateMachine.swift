@@ -52,8 +52,9 @@ public struct DotLottieStateMachine: Sendable, Hashable {
         package var compareTo: DotLottieJSONValue?
 
         /// Creates a guard.
-        package init(type: String, inputName: String, conditionType: String? = nil, compareTo: DotLottieJSONValue? = nil)
-        {
+        package init(
+            type: String, inputName: String, conditionType: String? = nil, compareTo: DotLottieJSONValue? = nil
+        ) {
             self.type = type
             self.inputName = inputName
             self.conditionType = conditionType

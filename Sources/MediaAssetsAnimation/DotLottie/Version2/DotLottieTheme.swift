@@ -61,7 +61,8 @@ public struct DotLottieTheme: Sendable, Hashable {
     ///
     /// - Throws: `DotLottieError.invalidTheme` naming the JSON path (malformed JSON, a missing `id` or
     ///   `type`, an unknown type, a rule with neither `value` nor `keyframes`).
-    package static func parse(_ data: Data, id: String, options: LottieParsingOptions = .init()) throws -> DotLottieTheme
+    package static func parse(_ data: Data, id: String, options: LottieParsingOptions = .init()) throws
+        -> DotLottieTheme
     {
         let failure: @Sendable (String, String) -> DotLottieError = { .invalidTheme(id: id, path: $0, reason: $1) }
         let fields = try DotLottieFields.root(of: data, options: options, failure: failure)

@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssets
 
 /// The frames of an animation as an `AsyncSequence`, decoded ahead in a bounded window at a display size:
 /// what a player iterates to show a GIF or animated WebP without holding its frames.
@@ -117,5 +118,94 @@ public struct AnimationFrames: AsyncSequence, Sendable {
             self.buffer = buffer
             return buffer
         }
+    }
+}
+
+/// How far `AnimationFrames` decodes ahead of the frame shown: at most `frameCount` frames and `byteCount`
+/// bytes of them wait decoded, whichever bound comes first (always at least one frame).
+///
+/// The window is what an animation costs while it plays, beside one canvas at the file's size (and, for
+/// animated WebP, libwebpdemux's two): a 200-frame 1000×1000 GIF shown at 200 px holds a 4 MB canvas and a
+/// few 160 KB frames, not 800 MB of frames. A larger window absorbs longer stalls of the decoding task; a
+/// smaller one costs less.
+public struct AnimationFrameWindow: Sendable, Hashable {
+    /// The most frames decoded ahead (at least 1). Default: 8.
+    public var frameCount: Int
+    /// The most bytes of frames decoded ahead (`Image.cost`); one frame is decoded ahead even when it alone is
+    /// larger. Default: 4 MiB.
+    public var byteCount: Int
+
+    /// Creates a window of at most `frameCount` frames and `byteCount` bytes.
+    public init(frameCount: Int = 8, byteCount: Int = 4 << 20) {
+        self.frameCount = max(1, frameCount)
+        self.byteCount = max(0, byteCount)
+    }
+}
+
+/// Where an animation's per-frame CPU work runs: one frame (composite, reduce, style, encode) per call, never
+/// a whole pass, so a long animation never holds a thread for long.
+///
+/// Through a util, each frame takes a slot of the manager's decode limiter and runs on the manager's executor;
+/// standalone, it runs on `executor` when one is given, else on the iterating task's own. A frame waits for its
+/// slot at the iterating ask's live priority (`LivePriority.current`, which the decoding task inherits), else at
+/// `priority`.
+struct AnimationFrameWork: Sendable {
+    /// The limiter each frame's work takes a slot of, or `nil`.
+    var limiter: WorkLimiter?
+    /// Where each frame's work runs, or `nil` for the decoding task's own executor.
+    var executor: (any TaskExecutor)?
+    /// The priority a frame waits with when no live priority is bound.
+    var priority = LivePriority(.normal)
+
+    /// Runs one frame's work.
+    func run<T: Sendable>(_ work: () throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        guard let limiter else { return try await onExecutor(work) }
+        return try await limiter.run(priority: LivePriority.current ?? priority) { try await onExecutor(work) }
+    }
+
+    private func onExecutor<T: Sendable>(_ work: () throws -> T) async throws -> T {
+        guard let executor else { return try work() }
+        return try await withTaskExecutorPreference(executor) { try work() }
+    }
+}
+
+/// What an animation's headers say, read without decoding a frame: its format, canvas, frame count and loop
+/// count.
+///
+/// GIF's are read by walking its blocks to the trailer (extensions and image descriptors; the compressed pixels
+/// are skipped, never decompressed), animated WebP's from libwebpdemux's container parse. Decoders check their
+/// limits against these before decoding any frame, and `image-example` prints its summary from them.
+/// A still image, and the formats that read no animation headers (JPEG, PNG, HEIF, decoders you register), is
+/// one frame.
+public struct AnimationInfo: Sendable, Hashable {
+    /// The encoded format.
+    public var format: ImageFormat
+    /// The size every frame is composited on (the upright size of a still image).
+    public var canvas: PixelSize
+    /// How many frames the file holds (at least 1).
+    public var frameCount: Int
+    /// How many times the animation plays; 0 means forever.
+    public var loopCount: Int
+
+    /// Creates animation facts.
+    package init(format: ImageFormat, canvas: PixelSize, frameCount: Int, loopCount: Int) {
+        self.format = format
+        self.canvas = canvas
+        self.frameCount = frameCount
+        self.loopCount = loopCount
+    }
+
+    /// Whether there is more than one frame.
+    public var isAnimated: Bool { frameCount > 1 }
+
+    /// Refuses a canvas over `options.maxPixelCount` before anything of its size is allocated.
+    func checkCanvas(within options: ImageDecodingOptions) throws {
+        try ImageDecoder.checkPixelLimit(
+            of: ImageHeader(
+                format: format, width: canvas.width, height: canvas.height, orientation: .identity, hasAlpha: true
+            ),
+            options: options
+        )
     }
 }

@@ -1,4 +1,5 @@
 import CPNG
+import Foundation
 
 extension ImageDecoder {
     static func pngHeader(_ bytes: UnsafeRawBufferPointer) throws -> ImageHeader {
@@ -88,5 +89,33 @@ private struct PNGDecoderHandle {
         case CPNG_ERROR_OUT_OF_MEMORY: throw ImageError.outOfMemory(format: .png, reason: reason)
         default: throw ImageError.corrupt(format: .png, reason: reason)
         }
+    }
+}
+
+/// Decodes PNG through the linked libpng into premultiplied RGBA, at display size: rows are read one at a time
+/// and box-reduced toward `targetSize` (with `downsamplingHeadroom`), keeping only `regionOfInterest`.
+package struct PNGDecoder: ImageDecoding, Hashable {
+    /// "png".
+    package var identifier: String { ImageFormat.png.rawValue }
+
+    /// Creates the decoder.
+    package init() {}
+
+    /// Whether `data` starts with PNG's eight-byte signature.
+    package func canDecode(_ data: Data) -> Bool { ImageFormat.sniff(data) == .png }
+
+    /// The IHDR size and whether the image has alpha (an alpha channel or tRNS).
+    package func header(of data: Data) throws -> ImageHeader {
+        try data.withUnsafeBytes { try ImageDecoder.pngHeader($0) }
+    }
+
+    /// `true`: only the region of interest is kept, row by row.
+    package var decodesRegions: Bool { true }
+
+    /// Decodes toward `options.targetSize`, cut to `options.regionOfInterest` (APNG's extra frames are ignored:
+    /// libpng reads the default image). Peak memory is the output plus a few rows, except for an interlaced file,
+    /// which is decoded whole (4 bytes a pixel) before it is reduced.
+    package func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        try data.withUnsafeBytes { try ImageDecoder.decodePNG($0, options: options) }
     }
 }
