@@ -52,7 +52,7 @@ public struct AnimatedImage: Sendable, Hashable {
     public var size: PixelSize { PixelSize(width: firstFrame.width, height: firstFrame.height) }
 
     /// One pass through all frames.
-    public var totalDuration: Duration { frames.reduce(.zero) { $0 + $1.duration } }
+    package var totalDuration: Duration { frames.reduce(.zero) { $0 + $1.duration } }
 
     /// The memory all frames occupy, in bytes: what a memory cache charges for this value.
     package var cost: Int { frames.reduce(0) { $0 + $1.image.cost } }
