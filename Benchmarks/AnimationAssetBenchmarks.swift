@@ -36,7 +36,7 @@ func runAnimationAssetBenchmarks(table: BenchmarkTable) async throws {
     let options = AnimationAssetOptions(imageStorageType: .lru(.image))
 
     func makeUtil() throws -> AnimationUtil {
-        AnimationUtil(manager: try AssetsManager(configuration: .init(usesDiskCache: false, loader: loader)))
+        AnimationUtil(manager: try AssetsManager(configuration: .init(disk: nil, loader: loader)))
     }
     let withAssets = try await medianSecondsAsync(repetitions: 15, warmup: 2) {
         let util = try makeUtil()

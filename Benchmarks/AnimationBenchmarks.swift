@@ -53,7 +53,7 @@ private func runAnimationMemoryHit(_ json: Data, table: BenchmarkTable) async th
             DataResponse(url: request.url!, statusCode: 200, headers: [:], data: json)
         }
     }
-    let manager = try AssetsManager(configuration: .init(usesDiskCache: false, loader: OneAnimationLoader(json: json)))
+    let manager = try AssetsManager(configuration: .init(disk: nil, loader: OneAnimationLoader(json: json)))
     let util = AnimationUtil(manager: manager)
     let url = URL(string: "https://cdn.example.com/large.json")!
     _ = try await util.animation(for: url, storageType: .lru(.lottie))

@@ -112,7 +112,7 @@ private func addUtilRow(
     let loader = InMemoryFilesLoader(files: Dictionary(uniqueKeysWithValues: zip(urls.map(\.absoluteString), photos)))
     let directory = try makeScratchDirectory("avatar-util")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let manager = try AssetsManager(configuration: .init(diskDirectory: directory, loader: loader))
+    let manager = try AssetsManager(configuration: .init(disk: .init(directory: directory), loader: loader))
     let util = ImageUtil(manager: manager)
     var version = 0
     var utilSamples: [Double] = []

@@ -105,7 +105,7 @@ private func addDecodedOriginalsRows(table: BenchmarkTable) async throws {
     for policy in [DecodedOriginalPolicy.always, .whenAskedUnprocessed] {
         let directory = try makeScratchDirectory("avatar-list")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let manager = try AssetsManager(configuration: .init(diskDirectory: directory))
+        let manager = try AssetsManager(configuration: .init(disk: .init(directory: directory)))
         let util = ImageUtil(manager: manager, configuration: .init(pipeline: .init(decodedOriginals: policy)))
         let url = { (row: Int) in origin.url(for: "/list/\(row).jpg") }
         let start = now()

@@ -55,7 +55,7 @@ private final class InMemoryLoader: DataLoading {
 private func runRequestPoolOverhead(table: BenchmarkTable) async throws {
     let askers = 1_000
     let loader = InMemoryLoader(bytes: 16 << 10)
-    let manager = try AssetsManager(configuration: .init(usesDiskCache: false, loader: loader))
+    let manager = try AssetsManager(configuration: .init(disk: nil, loader: loader))
     let url = URL(string: "https://cdn.example.com/a.jpg")!
     var round = 0
 
@@ -94,7 +94,7 @@ private func runLoopbackFetch(table: BenchmarkTable) async throws {
     let url = origin.url(for: "/clip.bin")
     let manager = try AssetsManager(
         configuration: .init(
-            memoryPartitions: [.video: .init(costLimit: 64 << 20)], usesDiskCache: false
+            memoryPartitions: [.video: .init(costLimit: 64 << 20)], disk: nil
         ))
     let loader = URLSessionLoader()
     let configuration = URLSessionConfiguration.ephemeral

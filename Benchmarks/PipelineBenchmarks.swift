@@ -20,7 +20,7 @@ func runPipelineBenchmarks(table: BenchmarkTable) async throws {
 }
 
 private func makeUtil(_ directory: URL) throws -> ImageUtil {
-    ImageUtil(manager: try AssetsManager(configuration: .init(diskDirectory: directory)))
+    ImageUtil(manager: try AssetsManager(configuration: .init(disk: .init(directory: directory))))
 }
 
 private func runColdMiss(table: BenchmarkTable, origin: SampleOrigin) async throws {
@@ -271,7 +271,7 @@ func runBurstInThisProcess(mode: String) async throws {
         unbounded ? .init(fetches: 10_000, decodes: 10_000, processes: 10_000, variants: 10_000) : .init()
     let manager = try AssetsManager(
         configuration: .init(
-            diskDirectory: directory, stageLimits: stageLimits, stagedWriteLimit: unbounded ? .max : 16 << 20))
+            disk: .init(directory: directory), stageLimits: stageLimits, stagedWriteLimit: unbounded ? .max : 16 << 20))
     let util = ImageUtil(manager: manager)
     let before = currentResidentMemory()
     resetPeakResidentMemory()

@@ -98,7 +98,7 @@ struct ScrollSetup {
     /// A fresh cache per configuration, so no configuration warms another's.
     func makeUtil() throws -> (ImageUtil, URL) {
         let directory = try makeScratchDirectory("scroll")
-        let manager = try AssetsManager(configuration: .init(diskDirectory: directory))
+        let manager = try AssetsManager(configuration: .init(disk: .init(directory: directory)))
         return (ImageUtil(manager: manager), directory)
     }
 

@@ -57,7 +57,7 @@ private func runTenMegapixelBurst(
 ) async throws -> [Double] {
     let directory = try makeScratchDirectory("service-heartbeat")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let manager = try AssetsManager(configuration: .init(diskDirectory: directory, executor: executor))
+    let manager = try AssetsManager(configuration: .init(disk: .init(directory: directory), executor: executor))
     let util = ImageUtil(manager: manager)
     let style = AvatarStyle.rectangle(size: .square(1024))
     let lateness = try await heartbeatLateness {
@@ -108,7 +108,7 @@ private func secondsPerAvatar(
     urls: [URL], directory: URL, threads: Int, diameter: Int
 ) async throws -> Double {
     let manager = try AssetsManager(
-        configuration: .init(memoryPartitions: [:], diskDirectory: directory, executor: .threads(threads)))
+        configuration: .init(memoryPartitions: [:], disk: .init(directory: directory), executor: .threads(threads)))
     let util = ImageUtil(manager: manager)
     let style = AvatarStyle.circle(diameter: diameter)
     let start = now()
@@ -135,7 +135,7 @@ private func runAvatarThroughput(table: BenchmarkTable, origin: SampleOrigin) as
     defer { try? FileManager.default.removeItem(at: directory) }
     // The originals on disk first: what is timed is CPU work (and the stores), not the origin.
     do {
-        let manager = try AssetsManager(configuration: .init(diskDirectory: directory))
+        let manager = try AssetsManager(configuration: .init(disk: .init(directory: directory)))
         await Prefetcher(manager: manager, maxConcurrentRequests: 8).prefetch(urls.map { AssetRequest(url: $0) })
         await manager.shutdown()
         await (try? manager.backend(for: .disk) as? DiskCache)?.close()
@@ -168,7 +168,7 @@ private func runEncodedHits(table: BenchmarkTable, origin: SampleOrigin) async t
     let request = AssetRequest(url: origin.url(for: "/encoded.jpg"))
     let directory = try makeScratchDirectory("service-encoded")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let manager = try AssetsManager(configuration: .init(diskDirectory: directory))
+    let manager = try AssetsManager(configuration: .init(disk: .init(directory: directory)))
     let util = ImageUtil(manager: manager)
     let style = AvatarStyle.circle(diameter: 96)
     let format = ImageEncoder.webp(quality: 80)

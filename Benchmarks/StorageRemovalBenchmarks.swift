@@ -57,7 +57,8 @@ func timedAssetRemoval(_ backend: any CacheBackend) async throws -> (batch: Doub
 /// `AssetsManager.removeAsset` (every storage type) against `removeData` of each key from `.lru(.image)`
 /// and `.disk`, the asset stored through `.hybrid(.image)` among 2,000 other entries.
 private func runManagerAssetRemoval(table: BenchmarkTable, scratch: URL) async throws {
-    let manager = try AssetsManager(configuration: .init(diskDirectory: scratch.appendingPathComponent("manager")))
+    let manager = try AssetsManager(
+        configuration: .init(disk: .init(directory: scratch.appendingPathComponent("manager"))))
     let bytes = Data(repeating: 3, count: 4_096)
     for index in 0..<2_000 {
         try await manager.writeData(

@@ -42,8 +42,7 @@ private struct VideoBench {
         directory = try makeScratchDirectory(name)
         manager = try AssetsManager(
             configuration: .init(
-                diskDirectory: directory.appendingPathComponent("cache"), diskSizeLimit: 1 << 30
-            ))
+                disk: .init(directory: directory.appendingPathComponent("cache"), sizeLimit: 1 << 30)))
         video = VideoUtil(manager: manager, configuration: .init(chunkSize: chunkSize))
     }
 

@@ -65,7 +65,7 @@ func runVideoProxyBenchmarks(table: BenchmarkTable) async throws {
 func runVideoProxyChild(origin: String, cache: String) async throws {
     guard let url = URL(string: origin) else { throw CocoaError(.fileReadInvalidFileName) }
     let manager = try AssetsManager(
-        configuration: .init(diskDirectory: URL(fileURLWithPath: cache), diskSizeLimit: 1 << 30))
+        configuration: .init(disk: .init(directory: URL(fileURLWithPath: cache), sizeLimit: 1 << 30)))
     let proxy = VideoProxy(video: VideoUtil(manager: manager))
     try proxy.start()
     print(proxy.proxyURL(for: url).absoluteString)

@@ -26,7 +26,7 @@ private func benchmarkSlowConsumerMemory(table: BenchmarkTable) async throws {
     defer { origin.stop() }
     let directory = try makeScratchDirectory("video-slow-consumer")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let manager = try AssetsManager(configuration: .init(diskDirectory: directory, diskSizeLimit: 1 << 30))
+    let manager = try AssetsManager(configuration: .init(disk: .init(directory: directory, sizeLimit: 1 << 30)))
     let video = VideoUtil(manager: manager)
     let url = origin.url(for: "/big.mp4")
 
@@ -60,8 +60,7 @@ private func benchmarkProxyRanges(table: BenchmarkTable) async throws {
     defer { origin.stop() }
     let manager = try AssetsManager(
         configuration: .init(
-            diskDirectory: directory.appendingPathComponent("cache"), diskSizeLimit: 1 << 30
-        ))
+            disk: .init(directory: directory.appendingPathComponent("cache"), sizeLimit: 1 << 30)))
     let proxy = VideoProxy(video: VideoUtil(manager: manager), hls: HLSUtil(manager: manager))
     try proxy.start()
     defer { proxy.stop() }
@@ -119,7 +118,7 @@ private func benchmarkHLSDownload(table: BenchmarkTable) async throws {
         attempt += 1
         let manager = try AssetsManager(
             configuration: .init(
-                diskDirectory: directory.appendingPathComponent("cache-\(attempt)")
+                disk: .init(directory: directory.appendingPathComponent("cache-\(attempt)"))
             ))
         _ = try await HLSUtil(manager: manager).download(
             AssetRequest(url: url), to: directory.appendingPathComponent("offline-\(attempt)")

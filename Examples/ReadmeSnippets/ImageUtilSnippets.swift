@@ -59,7 +59,7 @@ func serveAvatar(images: ImageUtil, url: URL, ifNoneMatch: String?) async throws
 func serviceManager(directory: URL) async throws {
     let manager = try AssetsManager(
         configuration: .init(
-            diskDirectory: directory,
+            disk: .init(directory: directory),
             executor: .threads(ProcessInfo.processInfo.activeProcessorCount),  // decode/encode off the coop pool
             stagedWriteLimit: 16 << 20  // at most 16 MiB of results waiting for the disk
         ))

@@ -19,8 +19,7 @@ func quickStartManager() async throws {
 // README: "Configuration and limits"
 func configuredManager(cacheDirectory: URL) throws -> AssetsManager {
     var configuration = AssetsManager.Configuration(
-        diskDirectory: cacheDirectory,  // default: $XDG_CACHE_HOME/MediaAssets or ~/.cache/MediaAssets
-        diskSizeLimit: 256 << 20,  // default 512 MiB; least recently used entries go first
+        disk: .init(directory: cacheDirectory, sizeLimit: 256 << 20),  // default: ~/.cache/MediaAssets, 512 MiB
         retryPolicy: RetryPolicy(maxAttempts: 4),
         maxResponseSize: 64 << 20  // larger responses fail and nothing is stored
     )
@@ -36,12 +35,13 @@ func serviceManager(cacheDirectory: URL) throws -> AssetsManager {
     policy.maxConnectionsPerHost = 4  // one slow host never holds every download slot
     // The service's own image store on its private network stays reachable; nothing else there is.
     policy = policy.allowing(FetchPolicy.AddressRange("10.20.0.0/16")!)
-    return try AssetsManager(configuration: .init(diskDirectory: cacheDirectory, fetchPolicy: policy))
+    return try AssetsManager(configuration: .init(disk: .init(directory: cacheDirectory), fetchPolicy: policy))
 }
 
 // Its tests, against a loopback origin (SampleOrigin): loopback is allowed explicitly.
 func serviceTestManager(cacheDirectory: URL) throws -> AssetsManager {
-    try AssetsManager(configuration: .init(diskDirectory: cacheDirectory, fetchPolicy: .service.allowing(.loopback)))
+    try AssetsManager(
+        configuration: .init(disk: .init(directory: cacheDirectory), fetchPolicy: .service.allowing(.loopback)))
 }
 
 func fetchUserGivenURL(manager: AssetsManager, url: URL) async throws -> Data? {

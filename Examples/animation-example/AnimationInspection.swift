@@ -8,7 +8,8 @@ import MediaAssetsAnimation
 enum AnimationInspection {
     /// Returns the exit status: 1 if any input failed.
     static func run(inputs: [String], cacheDirectory: URL, exportPath: String?) async throws -> Int32 {
-        let manager = try AssetsManager(configuration: .init(diskDirectory: cacheDirectory, loader: LocalFileLoader()))
+        let manager = try AssetsManager(
+            configuration: .init(disk: .init(directory: cacheDirectory), loader: LocalFileLoader()))
         let animations = AnimationUtil(manager: manager)
         if exportPath != nil, inputs.count != 1 || inputs[0].lowercased().hasSuffix(".lottie") {
             throw ExampleError.usage(reason: "--export takes exactly one Lottie JSON input")

@@ -12,7 +12,8 @@ enum AnimationTour {
         defer { host.stop() }
         // Files are read by the example's loader; http(s) goes to URLSession.
         let manager = try AssetsManager(
-            configuration: .init(diskDirectory: cacheDirectory, loader: LocalFileLoader(), keyFactory: host.keyFactory)
+            configuration: .init(
+                disk: .init(directory: cacheDirectory), loader: LocalFileLoader(), keyFactory: host.keyFactory)
         )
         let animations = AnimationUtil(manager: manager)
         let urls = media.animations.map { host.url(for: $0.path) }

@@ -11,7 +11,7 @@ enum CustomBackendTour {
         defer { host.stop() }
         let manager = try AssetsManager(
             configuration: .init(
-                diskDirectory: directory.appendingPathComponent("disk"), loader: LocalFileLoader(),
+                disk: .init(directory: directory.appendingPathComponent("disk")), loader: LocalFileLoader(),
                 keyFactory: host.keyFactory
             )
         )

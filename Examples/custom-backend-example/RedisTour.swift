@@ -76,7 +76,7 @@ enum RedisTour {
         defer { host.stop() }
         let manager = try AssetsManager(
             configuration: .init(
-                diskDirectory: directory.appendingPathComponent("disk"), loader: LocalFileLoader(),
+                disk: .init(directory: directory.appendingPathComponent("disk")), loader: LocalFileLoader(),
                 keyFactory: host.keyFactory))
         let redis = RedisBackend(configuration: configuration)
         let tiered = TieredBackend(tiers: [

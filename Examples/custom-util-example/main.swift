@@ -36,7 +36,7 @@ await ExampleRun.main("custom-util-example", usage: usage, valueOptions: ["--cac
     origin.register("/broken.json", data: Data("{\"title\": 1".utf8), contentType: "application/json")
 
     func makeManager() throws -> AssetsManager {
-        var configuration = AssetsManager.Configuration(diskDirectory: cacheDirectory)
+        var configuration = AssetsManager.Configuration(disk: .init(directory: cacheDirectory))
         configuration.memoryPartitions[.documents] = MemoryCache.Limits(costLimit: 8 << 20)
         return try AssetsManager(configuration: configuration)
     }

@@ -19,7 +19,7 @@ enum Demo {
         // cache, here in a directory kept between runs. Keys leave out the origin's port, which
         // changes every run.
         let manager = try AssetsManager(
-            configuration: .init(diskDirectory: cacheDirectory, keyFactory: host.keyFactory)
+            configuration: .init(disk: .init(directory: cacheDirectory), keyFactory: host.keyFactory)
         )
         let cachedAtStart = await manager.statistics()[.disk] ?? CacheStatistics()
 

@@ -10,7 +10,8 @@ enum AvatarListTour {
         let host = try SampleHost.start(media)
         defer { host.stop() }
         let manager = try AssetsManager(
-            configuration: .init(diskDirectory: cacheDirectory, loader: LocalFileLoader(), keyFactory: host.keyFactory)
+            configuration: .init(
+                disk: .init(directory: cacheDirectory), loader: LocalFileLoader(), keyFactory: host.keyFactory)
         )
         let images = ImageUtil(manager: manager)
         let rows = AvatarList.rows(count: 200, userCount: 40)

@@ -32,7 +32,8 @@ enum ImageInspection {
         framesDirectory: URL?
     ) async throws {
         let url = try ExampleInput.url(for: input)
-        let manager = try AssetsManager(configuration: .init(diskDirectory: cacheDirectory, loader: LocalFileLoader()))
+        let manager = try AssetsManager(
+            configuration: .init(disk: .init(directory: cacheDirectory), loader: LocalFileLoader()))
         let images = ImageUtil(manager: manager)
         let (image, duration) = try await Formatting.timed { try await images.image(for: url, style: style) }
         let encoded = try format.encode(image)

@@ -26,7 +26,7 @@ enum DownloadCommand {
             loader = URLSessionLoader(configuration: session)
         }
         let manager = try AssetsManager(
-            configuration: .init(diskDirectory: cacheDirectory, loader: loader, keyFactory: source.keyFactory))
+            configuration: .init(disk: .init(directory: cacheDirectory), loader: loader, keyFactory: source.keyFactory))
         // Held until the URL is refreshed: a download a killed run left knows the old embedded origin's port.
         let downloads = try VideoDownloads(
             manager: manager, configuration: .init(directory: directory, startsPaused: true))

@@ -55,7 +55,7 @@ enum HLSCommands {
         let source = try Source.resolve(input)
         defer { source.origin?.stop() }
         let manager = try AssetsManager(
-            configuration: .init(diskDirectory: cacheDirectory, keyFactory: source.keyFactory))
+            configuration: .init(disk: .init(directory: cacheDirectory), keyFactory: source.keyFactory))
         let proxy = VideoProxy(video: VideoUtil(manager: manager), hls: HLSUtil(manager: manager))
         try proxy.start()
         defer { proxy.stop() }

@@ -7,7 +7,8 @@ import MediaAssetsVideo
 enum RangeRead {
     static func run(input: String, rangeText: String?, cacheDirectory: URL, output: URL) async throws {
         let url = try ExampleInput.url(for: input)
-        let manager = try AssetsManager(configuration: .init(diskDirectory: cacheDirectory, loader: LocalFileLoader()))
+        let manager = try AssetsManager(
+            configuration: .init(disk: .init(directory: cacheDirectory), loader: LocalFileLoader()))
         let video = VideoUtil(manager: manager)
         let info = try await video.contentInfo(for: url)
         let range = try rangeText.map { try ByteRangeArgument.parse($0, length: info.length) } ?? 0..<info.length

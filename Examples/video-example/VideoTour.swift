@@ -20,7 +20,8 @@ enum VideoTour {
         let host = try SampleHost.start(media)
         defer { host.stop() }
         let manager = try AssetsManager(
-            configuration: .init(diskDirectory: cacheDirectory, loader: LocalFileLoader(), keyFactory: host.keyFactory)
+            configuration: .init(
+                disk: .init(directory: cacheDirectory), loader: LocalFileLoader(), keyFactory: host.keyFactory)
         )
         let video = VideoUtil(manager: manager)
         let url = host.url(for: file.path)

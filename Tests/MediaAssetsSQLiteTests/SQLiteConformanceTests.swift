@@ -29,7 +29,7 @@ struct SQLiteConformanceTests {
         // Given a manager and a SQLite backend registered for a custom storage type and for .disk
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let manager = try AssetsManager(configuration: .init(usesDiskCache: false))
+        let manager = try AssetsManager(configuration: .init(disk: nil))
         manager.register(try SQLiteBackend(path: directory.appending("cache.sqlite")), for: .custom("sqlite"))
         manager.register(try SQLiteBackend(path: directory.appending("disk.sqlite")), for: .disk)
 

@@ -47,7 +47,7 @@ struct AssetRemovalTests {
     static let neighbours: [CacheKey] = ["https://cdn.example/avatar.jpg2", "https://cdn.example/other.jpg@circle(96)"]
 
     func makeManager(_ directory: TemporaryDirectory) throws -> AssetsManager {
-        try AssetsManager(configuration: .init(diskDirectory: directory.appending("disk")))
+        try AssetsManager(configuration: .init(disk: .init(directory: directory.appending("disk"))))
     }
 
     @Test func oneCallRemovesTheAssetFromEveryStorageTypeAndTier() async throws {
@@ -131,7 +131,7 @@ struct AssetRemovalTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let manager = try AssetsManager(
-            configuration: .init(diskDirectory: directory.appending("disk"), diskSizeLimit: 1 << 20))
+            configuration: .init(disk: .init(directory: directory.appending("disk"), sizeLimit: 1 << 20)))
         try await manager.pin(.asset(Self.asset), storageType: .hybrid(.image))
         let bytes = Data(repeating: 7, count: 100 << 10)
         try await manager.writeData(bytes, forKey: Self.asset, storageType: .hybrid(.image))
@@ -160,7 +160,7 @@ struct AssetRemovalTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let manager = try AssetsManager(
-            configuration: .init(diskDirectory: directory.appending("disk"), diskSizeLimit: 2 << 20))
+            configuration: .init(disk: .init(directory: directory.appending("disk"), sizeLimit: 2 << 20)))
         try await manager.writeData(Data(count: 600 << 10), forKey: Self.asset, storageType: .hybrid(.image))
 
         // When the asset is pinned, the disk's quota (512 KiB) refuses it

@@ -6,7 +6,7 @@ import Testing
 @Suite("AssetsManager")
 struct AssetsManagerTests {
     private func makeManager(_ directory: TemporaryDirectory, clock: TestClock? = nil) throws -> AssetsManager {
-        var configuration = AssetsManager.Configuration(diskDirectory: directory.appending("disk"))
+        var configuration = AssetsManager.Configuration(disk: .init(directory: directory.appending("disk")))
         if let clock { configuration.now = clock.now }
         return try AssetsManager(configuration: configuration)
     }
@@ -38,7 +38,7 @@ struct AssetsManagerTests {
         defer { directory.remove() }
         let configuration = AssetsManager.Configuration(
             memoryPartitions: [.image: .init(costLimit: 1_000), .lottie: .init(costLimit: 1_000)],
-            usesDiskCache: false
+            disk: nil
         )
         let manager = try AssetsManager(configuration: configuration)
         try await manager.writeData(Data(count: 600), forKey: "animation", storageType: .lru(.lottie))
@@ -56,7 +56,7 @@ struct AssetsManagerTests {
     }
 
     @Test func unregisteredStorageTypeThrowsNamingItAndWhatIsRegistered() async throws {
-        let manager = try AssetsManager(configuration: .init(usesDiskCache: false))
+        let manager = try AssetsManager(configuration: .init(disk: nil))
         let registered = manager.registeredStorageTypes
         #expect(registered == [.lru(.image), .lru(.lottie), .lru(.video)])
         await #expect(throws: AssetsError.backendNotRegistered(.custom("redis"), registered: registered)) {
@@ -76,7 +76,7 @@ struct AssetsManagerTests {
 
     @Test func anUnregisteredBackendIsNoLongerRoutedToAndKeepsWhatItHolds() async throws {
         // Given a backend of the app's own under .custom("redis"), holding an entry written through the manager
-        let manager = try AssetsManager(configuration: .init(usesDiskCache: false))
+        let manager = try AssetsManager(configuration: .init(disk: nil))
         let backend = MemoryCache(limits: .init(costLimit: 1_000))
         manager.register(backend, for: .custom("redis"))
         try await manager.writeData(Data([7]), forKey: "k", storageType: .custom("redis"))
@@ -96,7 +96,7 @@ struct AssetsManagerTests {
 
     @Test func appDeclaredPartitionAndCustomBackend() async throws {
         // Given an app's own partition and its own backend
-        let manager = try AssetsManager(configuration: .init(usesDiskCache: false))
+        let manager = try AssetsManager(configuration: .init(disk: nil))
         let fonts = LRUCacheType(rawValue: "fonts")
         let custom = RecordingBackend()
         manager.register(MemoryCache(limits: .init(costLimit: 1 << 20)), for: .lru(fonts))

@@ -79,7 +79,7 @@ struct ThreadSafetyTests {
     }
 
     @Test func registryUnderConcurrentRegistration() async throws {
-        let manager = try AssetsManager(configuration: .init(usesDiskCache: false))
+        let manager = try AssetsManager(configuration: .init(disk: nil))
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
                 group.addTask {

@@ -123,7 +123,7 @@ case "burst":
         for index in 0..<1_000 {
             origin.register("/burst/\(index).jpg", data: jpegs[index % 50], contentType: "image/jpeg")
         }
-        var configuration = AssetsManager.Configuration(diskDirectory: URL(fileURLWithPath: arguments[1]))
+        var configuration = AssetsManager.Configuration(disk: .init(directory: URL(fileURLWithPath: arguments[1])))
         // The default loader's session, but patient: on a busy machine an ask can wait past its 60 s for a turn.
         let session = URLSessionConfiguration.ephemeral
         session.httpMaximumConnectionsPerHost = 16

@@ -65,7 +65,7 @@ enum Limits {
                 .image: MemoryCache.Limits(costLimit: image, countLimit: 10_000),
                 .video: MemoryCache.Limits(costLimit: video, countLimit: 1_000),
             ],
-            diskDirectory: directory, diskSizeLimit: diskSize,
+            disk: .init(directory: directory, sizeLimit: diskSize),
             loader: URLSessionLoader.forTesting(maxResponseSize: 256 << 20),
             retryPolicy: retry, stagedWriteLimit: staged)
     }

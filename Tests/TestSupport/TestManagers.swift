@@ -41,8 +41,7 @@ extension AssetsManager {
         try AssetsManager(
             configuration: Configuration(
                 memoryPartitions: memoryPartitions,
-                diskDirectory: directory.appending("disk-cache"),
-                diskSizeLimit: diskSizeLimit,
+                disk: .init(directory: directory.appending("disk-cache"), sizeLimit: diskSizeLimit),
                 now: clock?.now ?? Date.init,
                 loader: loader ?? URLSessionLoader.forTesting(maxResponseSize: maxResponseSize),
                 fetchPolicy: fetchPolicy,

@@ -6,13 +6,11 @@ extension AssetsManager {
         /// The memory partitions to create, with their limits. `.lru(t)` for a type not listed here
         /// is unregistered until an app registers a backend for it.
         public var memoryPartitions: [LRUCacheType: MemoryCache.Limits]
-        /// Whether to open a `DiskCache` for `.disk` (and so for `.hybrid(t)`).
-        public var usesDiskCache: Bool
-        /// The disk cache's directory; `nil` means `DiskCache.defaultDirectory()`.
-        public var diskDirectory: URL?
-        /// The disk cache's size limit in bytes.
-        public var diskSizeLimit: Int
-        /// The clock backends use for expiry; tests pass their own.
+        /// The `DiskCache` opened for `.disk` (and so for `.hybrid(t)`): its directory, size limit and pinned
+        /// quota; `nil` opens none.
+        public var disk: DiskCache.Configuration?
+        /// The clock the manager's backends and pipelines read for expiry and freshness: the one place a clock
+        /// is injected (tests pass their own).
         public var now: @Sendable () -> Date
         /// The loader for fetches; `nil` means a `URLSessionLoader`.
         public var loader: (any DataLoading)?
@@ -53,9 +51,7 @@ extension AssetsManager {
         /// `Expires`, CPU work on one thread per core, and at most 16 MiB of staged writes.
         public init(
             memoryPartitions: [LRUCacheType: MemoryCache.Limits] = Configuration.defaultPartitions,
-            usesDiskCache: Bool = true,
-            diskDirectory: URL? = nil,
-            diskSizeLimit: Int = 512 << 20,
+            disk: DiskCache.Configuration? = DiskCache.Configuration(directory: DiskCache.defaultDirectory()),
             now: @escaping @Sendable () -> Date = Date.init,
             loader: (any DataLoading)? = nil,
             fetchPolicy: FetchPolicy = .app,
@@ -70,9 +66,7 @@ extension AssetsManager {
             stagedWriteLimit: Int = 16 << 20
         ) {
             self.memoryPartitions = memoryPartitions
-            self.usesDiskCache = usesDiskCache
-            self.diskDirectory = diskDirectory
-            self.diskSizeLimit = diskSizeLimit
+            self.disk = disk
             self.now = now
             self.loader = loader
             self.fetchPolicy = fetchPolicy

@@ -33,12 +33,8 @@ public final class AssetsManager: Sendable {
         for (type, limits) in configuration.memoryPartitions {
             registry.register(MemoryCache(limits: limits, now: configuration.now), for: .lru(type))
         }
-        if configuration.usesDiskCache {
-            let disk = DiskCache.Configuration.tuned(
-                directory: configuration.diskDirectory ?? DiskCache.defaultDirectory(),
-                sizeLimit: configuration.diskSizeLimit,
-                now: configuration.now
-            )
+        if var disk = configuration.disk {
+            disk.now = configuration.now
             registry.register(try DiskCache(configuration: disk), for: .disk)
         }
     }

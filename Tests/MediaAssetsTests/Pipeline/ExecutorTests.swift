@@ -105,7 +105,7 @@ struct ExecutorTests {
         // Given a manager with its default executor, and a pool at the process's priority
         let which = __priority_which_t(PRIO_PROCESS.rawValue)
         let processNice = getpriority(which, 0)
-        let manager = try AssetsManager(configuration: .init(usesDiskCache: false, executor: .threads(1)))
+        let manager = try AssetsManager(configuration: .init(disk: nil, executor: .threads(1)))
         let plain = ThreadPoolExecutor(threadCount: 1, name: "plain-pool")
 
         // When a job asks its thread's nice value on each

@@ -29,7 +29,7 @@ struct PipelineMemoryHitTests {
         let headers = cacheControl.map { ["Cache-Control": $0] } ?? [:]
         let loader = FixedResponseLoader(
             DataResponse(url: url, statusCode: 200, headers: headers, data: Data("hello".utf8)))
-        var configuration = AssetsManager.Configuration(usesDiskCache: false, loader: loader)
+        var configuration = AssetsManager.Configuration(disk: nil, loader: loader)
         configuration.now = clock.now
         let manager = try AssetsManager(configuration: configuration)
         return (AssetPipeline(manager: manager, decoder: TextDecoder()), AssetRequest(url: url))
