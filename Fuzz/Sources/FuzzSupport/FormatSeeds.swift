@@ -1,5 +1,5 @@
 import Foundation
-import MediaAssetsImage
+@_spi(Fuzzing) import MediaAssetsImage
 
 /// Seeds for the run-time codecs (WebP, GIF, HEIF) and ThumbHash: WebP and ThumbHash made by the package's
 /// own encoders, GIF, HEIC and AVIF the small sample files the codec tests decode (libgif and libheif ship
@@ -14,8 +14,8 @@ enum FormatSeeds {
     static func webp() -> [String: Data] {
         var seeds = samples(endingIn: ".webp")
         let image = ImageSeeds.pattern(width: 9, height: 7, opaque: false)
-        seeds["seed-9x7-lossy.webp"] = try? WebPEncoder(compression: .lossy(quality: 60)).encode(image)
-        seeds["seed-9x7-lossless.webp"] = try? WebPEncoder(compression: .lossless).encode(image)
+        seeds["seed-9x7-lossy.webp"] = try? ImageEncoder.webp(quality: 60).encode(image)
+        seeds["seed-9x7-lossless.webp"] = try? ImageEncoder.webp(quality: nil).encode(image)
         return seeds
     }
 
@@ -29,9 +29,7 @@ enum FormatSeeds {
                 image: ImageSeeds.pattern(width: 9, height: 7, opaque: index != 1), duration: .milliseconds(40)
             )
         }
-        seeds["seed-3-frames.webp"] = try? WebPEncoder(compression: .lossless).encode(
-            AnimatedImage(frames: frames, loopCount: 2)
-        )
+        seeds["seed-3-frames.webp"] = try? FuzzSeedEncoding.animatedWebP(AnimatedImage(frames: frames, loopCount: 2))
         return seeds
     }
 

@@ -139,12 +139,7 @@ public enum FuzzTargets {
         _ = try? ImageCodecRegistry.standard.animationInfo(of: data)
         var options = decodingOptions
         options.targetSize = PixelSize(width: 7, height: 5)
-        guard let reader = try? AnimationFrameReader(data: data, options: options) else { return }
-        var read = 0
-        while read < 24, (try? reader.nextFrame()) != nil { read += 1 }
-        for index in stride(from: min(read, reader.info.frameCount) - 1, through: 0, by: -3) {
-            _ = try? reader.frame(at: index)
-        }
+        fuzzAnimationFrameReader(data, options: options)
     }
 
     /// The encrypted backend's reading path: the clear header, AES-256-GCM opening and the sealed
@@ -154,11 +149,11 @@ public enum FuzzTargets {
 
     /// Reads the header, decodes, and decodes again scaled to `targetSize` (JPEG's DCT scaling) if given.
     static func decodeImage(_ data: Data, scaledTo targetSize: PixelSize?) {
-        _ = try? ImageDecoder.header(of: data)
-        _ = try? ImageDecoder.decode(data, options: decodingOptions)
+        _ = try? ImageCodecRegistry.standard.header(of: data)
+        _ = try? ImageCodecRegistry.standard.decode(data, options: decodingOptions)
         guard let targetSize else { return }
         var scaled = decodingOptions
         scaled.targetSize = targetSize
-        _ = try? ImageDecoder.decode(data, options: scaled)
+        _ = try? ImageCodecRegistry.standard.decode(data, options: scaled)
     }
 }

@@ -1,6 +1,6 @@
 import CFuzzSupport
 import Foundation
-import MediaAssetsImage
+@_spi(Fuzzing) import MediaAssetsImage
 
 /// Small images encoded by the package's own encoders, plus PNGs carrying the text chunks that libpng
 /// buffers whole (the class of the 57-byte PNG that cost 1 GiB).
@@ -9,7 +9,7 @@ enum ImageSeeds {
         var seeds: [String: Data] = [:]
         for (width, height, quality) in [(16, 16, 90), (33, 17, 20), (8, 64, 75)] {
             let image = pattern(width: width, height: height, opaque: true)
-            seeds["seed-\(width)x\(height)-q\(quality).jpg"] = try? ImageEncoder.jpeg(image, quality: quality)
+            seeds["seed-\(width)x\(height)-q\(quality).jpg"] = try? ImageEncoder.jpeg(quality: quality).encode(image)
         }
         // A progressive file (the package's encoder writes baseline only), from the codec tests' samples.
         return seeds.merging(FormatSeeds.samples(endingIn: ".jpg")) { a, _ in a }
@@ -20,9 +20,9 @@ enum ImageSeeds {
         for (width, height, opaque, level) in [(16, 16, true, 6), (9, 31, false, 9), (40, 3, false, 0)] {
             let image = pattern(width: width, height: height, opaque: opaque)
             seeds["seed-\(width)x\(height)-\(opaque ? "rgb" : "rgba")-z\(level).png"] =
-                try? ImageEncoder.png(image, compressionLevel: level)
+                try? FuzzSeedEncoding.png(image, level: level)
         }
-        if let plain = try? ImageEncoder.png(pattern(width: 4, height: 4, opaque: true)) {
+        if let plain = try? ImageEncoder.png.encode(pattern(width: 4, height: 4, opaque: true)) {
             seeds["seed-text.png"] = inserting(chunk: "tEXt", Data("Comment\u{0}fuzz".utf8), into: plain)
             seeds["seed-ztxt.png"] = inserting(
                 chunk: "zTXt", Data("Comment\u{0}\u{0}".utf8) + compressed("fuzz"), into: plain)

@@ -206,7 +206,7 @@ public final class DiskCache: CacheBackend {
     /// stops.
     ///
     /// Deinit does the same; call this when another instance must open the directory right away.
-    package func close() async {
+    public func close() async {
         _ = try? await onQueue(writeQueue) { [self] in releaseLock() }
         indexed.open()
     }

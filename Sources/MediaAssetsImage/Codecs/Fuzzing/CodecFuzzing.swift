@@ -46,3 +46,28 @@ private func fuzz(_ decoder: some ImageDecoding, _ data: Data) {
     _ = try? decoder.decode(data, options: fuzzOptions)
     _ = try? decoder.decodeAnimation(data, options: fuzzOptions)
 }
+
+/// Reads an animation frame by frame as `ImageUtil.animationFrames` does (in order, then back by index), at a
+/// small target size under `options`' limits.
+@_spi(Fuzzing) public func fuzzAnimationFrameReader(_ data: Data, options: ImageDecodingOptions) {
+    guard let reader = try? AnimationFrameReader(data: data, options: options) else { return }
+    var read = 0
+    while read < 24, (try? reader.nextFrame()) != nil { read += 1 }
+    for index in stride(from: min(read, reader.info.frameCount) - 1, through: 0, by: -3) {
+        _ = try? reader.frame(at: index)
+    }
+}
+
+/// Seeds for the image fuzz targets that the public encoder does not write: PNG at a zlib level, and an
+/// animated WebP.
+@_spi(Fuzzing) public enum FuzzSeedEncoding {
+    /// PNG bytes of `image` at zlib `level`.
+    public static func png(_ image: Image, level: Int) throws -> Data {
+        try ImageEncoder.png(image, compressionLevel: level)
+    }
+
+    /// A lossless animated WebP of `animation`.
+    public static func animatedWebP(_ animation: AnimatedImage) throws -> Data {
+        try WebPEncoder(compression: .lossless).encode(animation)
+    }
+}
