@@ -62,12 +62,12 @@ private func fuzz(_ decoder: some ImageDecoding, _ data: Data) {
 /// animated WebP.
 @_spi(Fuzzing) public enum FuzzSeedEncoding {
     /// PNG bytes of `image` at zlib `level`.
-    public static func png(_ image: Image, level: Int) throws -> Data {
+    @_spi(Fuzzing) public static func png(_ image: Image, level: Int) throws -> Data {
         try ImageEncoder.png(image, compressionLevel: level)
     }
 
     /// A lossless animated WebP of `animation`.
-    public static func animatedWebP(_ animation: AnimatedImage) throws -> Data {
+    @_spi(Fuzzing) public static func animatedWebP(_ animation: AnimatedImage) throws -> Data {
         try WebPEncoder(compression: .lossless).encode(animation)
     }
 }
