@@ -9,8 +9,8 @@ extension ImageUtil {
     /// The bytes come through the manager like any image's (one download, stored in `storageType` once their
     /// headers check out, the file kept in memory beside them); no frame is decoded before iterating starts.
     /// Each frame is composited on one canvas at the file's size and reduced as it is made, one frame per hop,
-    /// each taking a slot of the manager's decode limiter at the iterating task's live priority
-    /// (`LivePriority.current`, when it iterates for a handle) or else the request's. A frame that fails to
+    /// each taking a slot of the manager's decode limiter at the request's priority (or, iterated for a handle,
+    /// the handle's priority as it is then). A frame that fails to
     /// decode ends the sequence with `ImageUtilError.undecodable`, and the stored bytes are removed.
     ///
     /// ```swift

@@ -105,7 +105,7 @@ public final class ImageUtil: Sendable {
         progress: (@Sendable (FetchProgress) -> Void)?, receivesBodyPieces: Bool
     ) async throws -> AssetResult<Image> {
         let result: AssetResult<Image>
-        if Self.isOriginal(style) {
+        if style.isOriginal {
             result = try await pipeline.value(
                 for: request, options: .fullSize, storageType: storageType, priority: priority, progress: progress,
                 receivesBodyPieces: receivesBodyPieces)
@@ -119,9 +119,9 @@ public final class ImageUtil: Sendable {
                 )
             }
         }
-        if result.source == .network, let original = Self.isOriginal(style) ? result.value : result.original {
+        if result.source == .network, let original = style.isOriginal ? result.value : result.original {
             // A style's region is only part of the image: the placeholder is then made from the bytes.
-            let whole = Self.isOriginal(style) || style.regionOfInterest == nil ? original : nil
+            let whole = style.isOriginal || style.regionOfInterest == nil ? original : nil
             makePlaceholder(for: request, from: whole, metadata: result.metadata, storageType: storageType)
         }
         return result
@@ -149,18 +149,11 @@ public final class ImageUtil: Sendable {
         }
     }
 
-    /// Whether `style` is `.original`: the decoded image itself, kept under the original's key. Decided by
-    /// type, not by name: a style of the user's named `original` is a variant like any other.
-    @inlinable
-    static func isOriginal(_ style: some ImageProcessing) -> Bool {
-        style.isOriginal
-    }
-
     /// The key `request`'s image in `style` is stored under: `<key>@<style.identifier>@<format>` in the
     /// configured `ImageEncoder`, or the original's key for `.original`.
     public func cacheKey(for request: AssetRequest, style: some ImageProcessing) -> CacheKey {
         let originalKey = manager.cacheKey(for: request)
-        if Self.isOriginal(style) { return originalKey }
+        if style.isOriginal { return originalKey }
         return formatted(style).variantKey(of: originalKey)
     }
 
@@ -173,7 +166,7 @@ public final class ImageUtil: Sendable {
         for request: AssetRequest, style: some ImageProcessing, storageType: StorageType? = nil
     ) -> Image? {
         let storageType = storageType ?? configuration.storageType
-        if Self.isOriginal(style) {
+        if style.isOriginal {
             return pipeline.cachedValue(for: request, options: .fullSize, storageType: storageType)?.value
         }
         return pipeline.cachedValue(for: request, processor: formatted(style), storageType: storageType)?.value

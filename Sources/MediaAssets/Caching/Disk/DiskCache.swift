@@ -80,25 +80,28 @@ public final class DiskCache: CacheBackend {
             self.inlineReadLimit = DiskCache.defaultInlineReadLimit
         }
 
-        /// A configuration with the tuning the package's own code and tests set: the low-water mark (80 %),
-        /// the batch of unsaved access times (256), the clock (the manager's), the snapshot threshold (2,048)
-        /// and the inline-read limit.
+        /// A configuration with the tuning the package's own tests and benchmarks set; a knob left `nil` keeps
+        /// `init(directory:sizeLimit:pinnedQuota:)`'s default.
         package static func tuned(
             directory: URL,
             sizeLimit: Int = 512 << 20,
-            lowWaterFraction: Double = 0.8,
-            accessTimeBatchSize: Int = 256,
-            now: @escaping @Sendable () -> Date = Date.init,
-            indexSnapshotMinimumCount: Int = 2_048,
+            lowWaterFraction: Double? = nil,
+            accessTimeBatchSize: Int? = nil,
+            now: (@Sendable () -> Date)? = nil,
+            indexSnapshotMinimumCount: Int? = nil,
             pinnedQuota: Int? = nil,
-            inlineReadLimit: Int = DiskCache.defaultInlineReadLimit
+            inlineReadLimit: Int? = nil
         ) -> Configuration {
             var configuration = Configuration(directory: directory, sizeLimit: sizeLimit, pinnedQuota: pinnedQuota)
-            configuration.lowWaterFraction = lowWaterFraction.isNaN ? 0.8 : min(1, max(0, lowWaterFraction))
-            configuration.accessTimeBatchSize = max(1, accessTimeBatchSize)
-            configuration.now = now
-            configuration.indexSnapshotMinimumCount = max(0, indexSnapshotMinimumCount)
-            configuration.inlineReadLimit = max(0, inlineReadLimit)
+            if let lowWaterFraction, !lowWaterFraction.isNaN {
+                configuration.lowWaterFraction = min(1, max(0, lowWaterFraction))
+            }
+            if let accessTimeBatchSize { configuration.accessTimeBatchSize = max(1, accessTimeBatchSize) }
+            if let now { configuration.now = now }
+            if let indexSnapshotMinimumCount {
+                configuration.indexSnapshotMinimumCount = max(0, indexSnapshotMinimumCount)
+            }
+            if let inlineReadLimit { configuration.inlineReadLimit = max(0, inlineReadLimit) }
             return configuration
         }
     }
