@@ -290,7 +290,8 @@ struct DiskCacheTests {
     }
 
     @Test func lastAccessIsSavedLazilyAndSurvivesReopen() async throws {
-        // Given three entries written at t0 and a clock under test control
+        // Given three entries written a second apart (the order a reopened cache reads from their
+        // modification times; equal times would leave it to the directory's listing order)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let clock = TestClock()
@@ -298,6 +299,7 @@ struct DiskCacheTests {
         var cache = try DiskCache(configuration: configuration)
         for name in ["a", "b", "c"] {
             try await cache.store(CacheEntry(data: Data(count: 10_000)), forKey: CacheKey(name))
+            clock.advance(by: 1)
         }
         let fileA = directory.appending(DiskCache.fileName(for: "a")).path
         let writtenDate = try #require(FileManager.default.attributesOfItem(atPath: fileA)[.modificationDate] as? Date)
