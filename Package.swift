@@ -14,7 +14,6 @@ let package = Package(
         .library(name: "MediaAssetsSQLite", targets: ["MediaAssetsSQLite"]),
         .library(name: "MediaAssetsRedis", targets: ["MediaAssetsRedis"]),
         .library(name: "MediaAssetsEncryption", targets: ["MediaAssetsEncryption"]),
-        .library(name: "MediaAssetsHTTPServer", targets: ["MediaAssetsHTTPServer"]),
         .library(name: "SampleOrigin", targets: ["SampleOrigin"]),
         .library(name: "MediaAssetsVideoProxy", targets: ["MediaAssetsVideoProxy"]),
         .executable(name: "demo", targets: ["demo"]),
@@ -120,8 +119,7 @@ let package = Package(
             name: "readme-snippets",
             dependencies: [
                 "MediaAssets", "MediaAssetsImage", "MediaAssetsAnimation", "MediaAssetsVideo", "MediaAssetsSQLite",
-                "MediaAssetsRedis", "MediaAssetsEncryption", "MediaAssetsVideoProxy", "MediaAssetsHTTPServer",
-                "SampleOrigin",
+                "MediaAssetsRedis", "MediaAssetsEncryption", "MediaAssetsVideoProxy", "SampleOrigin",
             ],
             path: "Examples/ReadmeSnippets"
         ),

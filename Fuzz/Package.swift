@@ -31,7 +31,6 @@ let package = Package(
                 .product(name: "MediaAssetsRedis", package: "MediaAssets"),
                 .product(name: "MediaAssetsEncryption", package: "MediaAssets"),
                 .product(name: "SampleOrigin", package: "MediaAssets"),
-                .product(name: "MediaAssetsHTTPServer", package: "MediaAssets"),
             ]
         ),
     ]

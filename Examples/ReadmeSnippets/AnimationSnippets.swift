@@ -9,7 +9,7 @@ func quickStartAnimations(manager: AssetsManager) async throws {
 
     // Parsed and validated before anything is stored; the parsed model stays in memory.
     let confetti = try await animations.animation(for: url)  // storageType: .hybrid(.lottie)
-    print(confetti.frameRate, confetti.duration, confetti.layers.count, confetti.markers.count)
+    print(confetti.frameRate, confetti.duration, confetti.layerCount, confetti.markers.count)
 
     let again = try await animations.animation(for: url)  // a memory hit: no parsing
     let images = confetti.externalImageURLs(relativeTo: url)  // image assets, u + p resolved

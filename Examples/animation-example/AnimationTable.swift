@@ -20,7 +20,7 @@ struct AnimationTable {
         }
         table.add([
             url.lastPathComponent, source, String(after.parses - before.parses), Formatting.duration(duration),
-            String(animation.layers.count), String(animation.markers.count),
+            String(animation.layerCount), String(animation.markers.count),
             String(format: "%.2f s", animation.duration),
         ])
     }

@@ -57,7 +57,7 @@ enum CustomBackendTour {
             let entry = try await manager.entry(for: AssetRequest(url: url), storageType: .custom("files"))
             let requests = host.requestCount - requestsBefore
             let source = requests > 0 ? "network" : "DirectoryBackend"
-            table.add([attempt, source, Formatting.bytes(entry.size), "+\(requests)"])
+            table.add([attempt, source, Formatting.bytes(entry.data.count), "+\(requests)"])
         }
         print("   manager.entry(for: \(url.lastPathComponent), storageType: .custom(\"files\")):")
         table.print()
@@ -73,7 +73,7 @@ enum CustomBackendTour {
     ) async throws {
         manager.register(sqlite, for: .disk)
         print("2. SQLiteBackend registered in place of .disk")
-        print("   database  \(sqlite.path.path)")
+        print("   database  \(sqlite.configuration.path.path)")
         let avatar = host.media.avatars[0]
         let url = host.url(for: avatar)
         let key = manager.cacheKey(for: AssetRequest(url: url))
@@ -82,16 +82,17 @@ enum CustomBackendTour {
         let entry = try await manager.entry(for: AssetRequest(url: url), storageType: .hybrid(.image))
         print(
             "   manager.entry(for: \(url.lastPathComponent), storageType: .hybrid(.image)): "
-                + "\(Formatting.bytes(entry.size)), "
+                + "\(Formatting.bytes(entry.data.count)), "
                 + "origin requests +\(host.requestCount - requestsBefore)")
         let inSQLite = try await sqlite.entry(forKey: key)
-        print("   the same key read from SQLite directly: \(inSQLite.map { Formatting.bytes($0.size) } ?? "missing")")
+        let sqliteSize = inSQLite.map { Formatting.bytes($0.data.count) } ?? "missing"
+        print("   the same key read from SQLite directly: \(sqliteSize)")
 
         await manager.trimMemory()
         let requestsAfterTrim = host.requestCount
         let again = try await manager.entry(for: AssetRequest(url: url), storageType: .hybrid(.image))
         print(
-            "   after trimMemory(), .hybrid(.image) again: \(Formatting.bytes(again.size)) from SQLite, "
+            "   after trimMemory(), .hybrid(.image) again: \(Formatting.bytes(again.data.count)) from SQLite, "
                 + "origin requests +\(host.requestCount - requestsAfterTrim)")
     }
 }

@@ -99,7 +99,7 @@ enum RedisTour {
                 for: AssetRequest(url: host.url(for: avatar)), storageType: .hybrid(.image))
             let source = host.requestCount > requestsBefore ? "origin" : servingTier(before, tiered.tierStatistics)
             sources[source, default: 0] += 1
-            table.add([avatar.file.path, source, Formatting.bytes(entry.size)])
+            table.add([avatar.file.path, source, Formatting.bytes(entry.data.count)])
         }
         table.print()
         // Results return before their writes end: the last image's write to Redis may still be under way.

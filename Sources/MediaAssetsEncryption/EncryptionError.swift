@@ -1,10 +1,11 @@
 import Foundation
+import MediaAssets
 
 /// Failures of encryption at rest that a person must act on: keys, key files, the crypto library.
 ///
 /// An entry that cannot be decrypted (damaged, or sealed with a key the provider no longer has) is
 /// never an error: it is a miss and is removed.
-public enum EncryptionError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum EncryptionError: Equatable, MediaAssetsError {
     /// A key is not 32 bytes, or its id is empty, longer than 64 bytes of UTF-8, or holds a space.
     case invalidKey(id: String, reason: String)
     /// The provider names a current key it does not have.
@@ -36,6 +37,4 @@ public enum EncryptionError: Error, Sendable, Equatable, CustomStringConvertible
                 + "the \(EntryNamer.maximumSeparators) an encrypted backend names; shorten the key."
         }
     }
-
-    public var errorDescription: String? { description }
 }

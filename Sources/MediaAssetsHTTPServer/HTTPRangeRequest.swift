@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a `Range` request header applies to a representation of a given length (RFC 9110, section 14).
-public enum HTTPRangeRequest: Sendable, Hashable {
+package enum HTTPRangeRequest: Sendable, Hashable {
     /// Send the whole representation with 200 (no header, a syntax a server may ignore, or several ranges).
     case whole
     /// Send these bytes with 206; a range running past the end is clamped to it, as HTTP reads it.
@@ -10,7 +10,7 @@ public enum HTTPRangeRequest: Sendable, Hashable {
     case unsatisfiable
 
     /// Resolves `header` (for example `bytes=0-99`, `bytes=500-`, `bytes=-100`) against `length` bytes.
-    public init(header: String?, length: Int) {
+    package init(header: String?, length: Int) {
         guard let header else {
             self = .whole
             return

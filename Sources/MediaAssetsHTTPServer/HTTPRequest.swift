@@ -1,7 +1,7 @@
 import Foundation
 
 /// A request as the server read it: the request line and header block of HTTP/1.0 or 1.1.
-public struct HTTPRequest: Sendable, Equatable {
+package struct HTTPRequest: Sendable, Equatable {
     /// Why a request head was rejected; every case is answered with 400 (or 505 for the version).
     enum ParseError: Error, Equatable {
         case malformedRequestLine(String)
@@ -12,30 +12,30 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 
     /// The method, for example `GET` or `HEAD`.
-    public var method: String
+    package var method: String
     /// The target exactly as sent (path and query; an absolute-form target is reduced to them).
-    public var target: String
+    package var target: String
     /// The percent-decoded path without the query.
-    public var path: String
+    package var path: String
     /// 0 for HTTP/1.0, 1 for HTTP/1.1.
-    public var minorVersion: Int
+    package var minorVersion: Int
     /// The header fields, names lowercased; repeated fields joined with ", ".
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// Identifies the TCP connection: equal values mean the requests shared one keep-alive connection.
-    public internal(set) var connectionID = 0
+    package internal(set) var connectionID = 0
 
     /// Length of the request body that follows the head (GET and HEAD rarely have one).
-    public var contentLength: Int {
+    package var contentLength: Int {
         headers["content-length"].flatMap { Int($0) } ?? 0
     }
 
     /// How the request's `Range` header applies to a representation of `length` bytes.
-    public func byteRange(forLength length: Int) -> HTTPRangeRequest {
+    package func byteRange(forLength length: Int) -> HTTPRangeRequest {
         HTTPRangeRequest(header: headers["range"], length: length)
     }
 
     /// Whether the client asked to keep the connection open after this exchange.
-    public var wantsKeepAlive: Bool {
+    package var wantsKeepAlive: Bool {
         let tokens = (headers["connection"] ?? "").lowercased()
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if tokens.contains("close") { return false }
@@ -108,7 +108,7 @@ public struct HTTPRequest: Sendable, Equatable {
 
 /// Feeds arbitrary bytes to the request-head parser the server uses (and the `Range` resolution): it
 /// must return a head or reject it, never crash. The libFuzzer entry point of the parser (see `Fuzz/`).
-@_spi(Fuzzing) public func fuzzHTTPRequestHead(_ data: Data) {
+package func parseHTTPRequestHeadForFuzzing(_ data: Data) {
     var buffer = RequestHeadBuffer(maximumHeadSize: 64 << 10, maximumBodySize: 1 << 20)
     buffer.append([UInt8](data)[...])
     for _ in 0..<4 {

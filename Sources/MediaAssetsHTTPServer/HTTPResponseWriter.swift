@@ -10,21 +10,21 @@ import Foundation
 /// The head is sent as given, plus a `Connection` field: set `Content-Length` yourself. The connection
 /// stays open for another request when the client wants it, the body matched its `Content-Length`
 /// (or the request was a HEAD) and `closingConnection` was not asked. Bodies of HEAD requests are dropped.
-public final class HTTPResponseWriter: Sendable {
+package final class HTTPResponseWriter: Sendable {
     /// What went out of a response, as ``finish(closingConnection:)`` reports it.
-    public struct Outcome: Sendable, Hashable {
+    package struct Outcome: Sendable, Hashable {
         /// Body bytes the socket took (HEAD answers send none).
-        public var bodyBytesSent: Int
+        package var bodyBytesSent: Int
         /// Whether the client hung up before everything written had been sent.
-        public var clientClosedEarly: Bool
+        package var clientClosedEarly: Bool
         /// Whether the connection stays open for another request.
-        public var connectionReusable: Bool
+        package var connectionReusable: Bool
     }
 
     let server: HTTPServer
     let connectionID: Int
     /// The request being answered.
-    public let request: HTTPRequest
+    package let request: HTTPRequest
 
     init(server: HTTPServer, connectionID: Int, request: HTTPRequest) {
         self.server = server
@@ -33,7 +33,7 @@ public final class HTTPResponseWriter: Sendable {
     }
 
     /// Whether the client is still connected (it has not hung up, and the server runs).
-    public var isClientConnected: Bool {
+    package var isClientConnected: Bool {
         server.state.withLock { state in
             guard let connection = state.connections[connectionID] else { return false }
             return !connection.isBroken && !state.isStopping
@@ -41,7 +41,7 @@ public final class HTTPResponseWriter: Sendable {
     }
 
     /// Whether the head was written.
-    public var isHeadWritten: Bool {
+    package var isHeadWritten: Bool {
         server.state.withLock { $0.connections[connectionID]?.response.headWritten ?? false }
     }
 
@@ -53,7 +53,7 @@ public final class HTTPResponseWriter: Sendable {
     ///     body is complete); no `Connection` field.
     ///   - closingConnection: closes the connection after this response whatever the client asked.
     /// - Throws: ``HTTPServerError/connectionClosed``.
-    public func writeHead(
+    package func writeHead(
         status: Int, headers: [(name: String, value: String)], closingConnection: Bool = false
     ) async throws {
         try await enqueue(isBody: false) { connection, isStopping in
@@ -73,7 +73,7 @@ public final class HTTPResponseWriter: Sendable {
     /// Queues body bytes; suspends while the connection's queued output is over the write buffer size.
     ///
     /// - Throws: ``HTTPServerError/connectionClosed``.
-    public func write(_ data: Data) async throws {
+    package func write(_ data: Data) async throws {
         guard !data.isEmpty else { return }
         try await enqueue(isBody: true) { connection, _ in
             guard !connection.response.isHeadRequest else { return nil }
@@ -86,7 +86,7 @@ public final class HTTPResponseWriter: Sendable {
     ///
     /// - Parameter closingConnection: closes the connection afterwards (after a cut-off body, for example).
     @discardableResult
-    public func finish(closingConnection: Bool = false) async -> Outcome {
+    package func finish(closingConnection: Bool = false) async -> Outcome {
         let gone = server.state.withLock { state -> Bool in
             guard state.connections[connectionID] != nil else { return true }
             state.connections[connectionID]!.response.isFinished = true
@@ -124,7 +124,7 @@ public final class HTTPResponseWriter: Sendable {
     }
 
     /// Returns once the client has hung up, or the server stops: for a response that sends nothing more.
-    public func waitUntilClientCloses() async {
+    package func waitUntilClientCloses() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = server.state.withLock { state -> Bool in
                 guard let connection = state.connections[connectionID], !connection.isBroken, !state.isStopping

@@ -29,21 +29,21 @@ import Glibc
 /// defer { server.stop() }
 /// print(server.baseURL)
 /// ```
-public final class HTTPServer: Sendable {
+package final class HTTPServer: Sendable {
     /// Answers one request: writes a head, then the body, through the writer.
     ///
     /// The server answers 500 for a handler that returns without writing a head, and closes the
     /// connection after a body shorter than its `Content-Length`.
-    public typealias Handler = @Sendable (HTTPRequest, HTTPResponseWriter) async -> Void
+    package typealias Handler = @Sendable (HTTPRequest, HTTPResponseWriter) async -> Void
 
     /// The bounds in use.
-    public let configuration: Configuration
+    package let configuration: Configuration
     let handler: Handler
     let state: Mutex<ServerState>
     let executor = ServerExecutor()
 
     /// Creates a stopped server answering every request with `handler`.
-    public init(configuration: Configuration = Configuration(), handler: @escaping Handler) {
+    package init(configuration: Configuration = Configuration(), handler: @escaping Handler) {
         var configuration = configuration
         configuration.maximumConnections = max(1, configuration.maximumConnections)
         configuration.writeBufferSize = max(1, configuration.writeBufferSize)
@@ -55,13 +55,13 @@ public final class HTTPServer: Sendable {
     /// At most this many connections are served at once; one more is answered 503 and closed.
     ///
     /// Starts as ``Configuration/maximumConnections``; a change applies to connections accepted later.
-    public var maximumConnections: Int {
+    package var maximumConnections: Int {
         get { state.withLock { $0.maximumConnections } }
         set { state.withLock { $0.maximumConnections = max(1, newValue) } }
     }
 
     /// The listening port, or 0 while stopped.
-    public var port: Int {
+    package var port: Int {
         state.withLock { state in
             if case .running(_, let port, _, _, _) = state.phase, !state.isStopping { return port }
             return 0
@@ -69,7 +69,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// `http://127.0.0.1:<port>` (the port is 0 while stopped).
-    public var baseURL: URL {
+    package var baseURL: URL {
         var components = URLComponents()
         components.scheme = "http"
         components.host = "127.0.0.1"
@@ -78,19 +78,19 @@ public final class HTTPServer: Sendable {
     }
 
     /// TCP connections accepted since creation (fewer than requests shows keep-alive at work).
-    public var acceptedConnectionCount: Int { state.withLock { $0.acceptedConnectionCount } }
+    package var acceptedConnectionCount: Int { state.withLock { $0.acceptedConnectionCount } }
 
     /// Connections open right now (not counting ones closing after their last answer).
-    public var activeConnectionCount: Int { state.withLock { $0.activeConnectionCount } }
+    package var activeConnectionCount: Int { state.withLock { $0.activeConnectionCount } }
 
     /// Requests rejected before a handler saw them (400, 413, 431, 505, and 503 for connections over the bound).
-    public var rejectedRequestCount: Int { state.withLock { $0.rejectedRequestCount } }
+    package var rejectedRequestCount: Int { state.withLock { $0.rejectedRequestCount } }
 
     /// Requests handed to the handler since creation.
-    public var requestCount: Int { state.withLock { $0.requestCount } }
+    package var requestCount: Int { state.withLock { $0.requestCount } }
 
     /// Threads the server runs (its polling thread); 0 once ``stop()`` has returned.
-    public var runningThreadCount: Int {
+    package var runningThreadCount: Int {
         state.withLock { state in
             if case .running(_, _, let thread, _, _) = state.phase, thread != nil { return 1 }
             return 0
@@ -104,7 +104,7 @@ public final class HTTPServer: Sendable {
     ///
     /// - Throws: ``HTTPServerError/alreadyRunning(port:)``, or ``HTTPServerError/socketCallFailed(operation:errno:)``
     ///   and ``HTTPServerError/threadStartFailed(code:)`` with the system's reason.
-    public func start() throws(HTTPServerError) {
+    package func start() throws(HTTPServerError) {
         let running = state.withLock { state -> Int? in
             if case .running(_, let port, _, _, _) = state.phase { return port }
             return nil
@@ -151,7 +151,7 @@ public final class HTTPServer: Sendable {
     /// When it returns, connecting to the old port is refused and ``runningThreadCount`` and
     /// ``activeConnectionCount`` are 0; handlers still running see their writes fail and finish on a
     /// global queue. Calling it on a stopped server does nothing.
-    public func stop() {
+    package func stop() {
         let thread = state.withLock { state -> pthread_t? in
             guard case .running(_, _, let thread, _, _) = state.phase, !state.isStopping else { return nil }
             state.isStopping = true
@@ -177,7 +177,7 @@ public final class HTTPServer: Sendable {
 }
 
 /// Failures of ``HTTPServer``: socket set-up, the thread start, and writes to a connection that is gone.
-public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+package enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// A socket call failed; carries the call's name and `errno`.
     case socketCallFailed(operation: String, errno: Int32)
     /// ``HTTPServer/start()`` was called while the server was already listening on `port`.
@@ -188,7 +188,7 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
     case connectionClosed
 
     /// A sentence a person can act on.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .socketCallFailed(operation, code):
             return "HTTPServer: \(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
@@ -202,30 +202,30 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// The same text as ``description``.
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }
 
 extension HTTPServer {
     /// The bounds of an ``HTTPServer``: every one holds under any load a client can make.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// At most this many connections are served at once; one more is answered 503 and closed.
-        public var maximumConnections: Int
+        package var maximumConnections: Int
         /// Request heads larger than this get 431 and the connection is closed.
-        public var maximumHeadSize: Int
+        package var maximumHeadSize: Int
         /// Request bodies (skipped: GET and HEAD carry none) larger than this get 413.
-        public var maximumRequestBodySize: Int
+        package var maximumRequestBodySize: Int
         /// A writer suspends while more than this many bytes of its connection wait to be sent: the
         /// most a response holds in the server beside the piece being written.
-        public var writeBufferSize: Int
+        package var writeBufferSize: Int
         /// A connection that sends nothing for this long between requests is closed.
-        public var idleTimeout: Duration
+        package var idleTimeout: Duration
         /// Whether handlers run on the server's own thread (a task executor) rather than the cooperative
         /// pool: a server that waits a lot (gates, latency, slow clients) then never needs a pool thread.
-        public var runsHandlersOnServerThread: Bool
+        package var runsHandlersOnServerThread: Bool
 
         /// Creates a configuration: 256 connections, 64 KiB heads, 1 MiB request bodies, 256 KiB of output
         /// per connection, two minutes of idleness, handlers on the server's thread.
-        public init(
+        package init(
             maximumConnections: Int = 256, maximumHeadSize: Int = 64 << 10, maximumRequestBodySize: Int = 1 << 20,
             writeBufferSize: Int = 256 << 10, idleTimeout: Duration = .seconds(120),
             runsHandlersOnServerThread: Bool = true

@@ -58,7 +58,7 @@ public final class SQLiteBackend: CacheBackend {
     /// The size limit of the stored entries' bytes.
     public var byteLimit: Int? { configuration.sizeLimit }
     /// The database file.
-    public var path: URL { configuration.path }
+    package var path: URL { configuration.path }
 
     let filePath: String
     /// The writer. Only ever taken on `queue`, which already runs one block at a time, so it is

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import MediaAssets
 
 /// Failures specific to a SQLite database file, with what SQLite said and where.
 ///
@@ -7,7 +8,7 @@ import Foundation
 /// `SQLiteBackend.init` leaves the file exactly as it was. Failures of single operations
 /// (`store`, `entry(forKey:)`, removes) are reported as `AssetsError.writeFailed`, `.readFailed` or
 /// `.removeFailed` whose reason is one of these errors' description.
-public enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum SQLiteError: Equatable, MediaAssetsError {
     /// SQLite could not open the file (a missing directory, no permission, a directory at the path).
     case cannotOpen(path: String, code: Int32, message: String)
     /// The file is not a SQLite database, or its pages are damaged (a truncated or overwritten file).
@@ -66,9 +67,6 @@ public enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "SQLite failed to \(operation) in \(path): \(message) \(Self.describe(code)).\(advice)"
         }
     }
-
-    /// The same text as `description`.
-    public var errorDescription: String? { description }
 
     /// `(SQLite error 19: constraint failed)`, from SQLite's own text for the code.
     private static func describe(_ code: Int32) -> String {

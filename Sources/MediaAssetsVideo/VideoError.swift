@@ -5,7 +5,7 @@ import MediaAssets
 /// (transport, HTTP status, a body cut short) is the manager's `AssetsError`, as from every util.
 ///
 /// Whenever one of these is thrown for a response, nothing from that response was cached.
-public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum VideoError: Equatable, MediaAssetsError {
     /// The requested range is empty or reaches outside the resource's `length` bytes.
     case invalidRange(url: URL, requested: Range<Int>, length: Int)
     /// A 206 answered with a `Content-Range` other than the one requested (`actual` is the header as sent).
@@ -16,6 +16,8 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case lengthChanged(url: URL, expected: Int, actual: Int)
     /// The resource changed at the origin after a stream had already delivered some of the old bytes.
     case resourceChanged(url: URL)
+    /// The video proxy could not start serving: no loopback port could be bound or its thread not started.
+    case proxyUnavailable(reason: String)
 
     public var description: String {
         switch self {
@@ -33,10 +35,10 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible, Loc
                 + "same validators; nothing was cached."
         case .resourceChanged(let url):
             return "\(url.absoluteString) changed at the origin while it was being read; read it again."
+        case .proxyUnavailable(let reason):
+            return "The video proxy could not start: \(reason)"
         }
     }
-
-    public var errorDescription: String? { description }
 
     /// A byte range as HTTP writes it (inclusive end), or "(empty)".
     private static func text(_ range: Range<Int>) -> String {
@@ -46,7 +48,7 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible, Loc
 
 /// Errors of HLS playlists, segments and downloads. A fetch that fails is the manager's `AssetsError`, as from
 /// every util.
-public enum HLSError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum HLSError: Equatable, MediaAssetsError {
     /// The playlist at `url` is not valid RFC 8216 at `line` (1-based) for `reason`.
     case malformedPlaylist(url: URL, line: Int, reason: String)
     /// A master playlist was found where a media playlist is needed (or the reverse).
@@ -69,6 +71,4 @@ public enum HLSError: Error, Sendable, Equatable, CustomStringConvertible, Local
             return "Could not write \(path): \(reason). Check the free space and permissions of its directory."
         }
     }
-
-    public var errorDescription: String? { description }
 }

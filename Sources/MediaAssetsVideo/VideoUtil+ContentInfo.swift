@@ -194,7 +194,7 @@ public struct VideoContentInfo: Sendable, Hashable, Codable {
     public var lastModified: String?
 
     /// Creates content info.
-    public init(length: Int, contentType: String? = nil, etag: String? = nil, lastModified: String? = nil) {
+    package init(length: Int, contentType: String? = nil, etag: String? = nil, lastModified: String? = nil) {
         self.length = length
         self.contentType = contentType
         self.etag = etag

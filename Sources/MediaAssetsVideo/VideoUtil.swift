@@ -145,7 +145,7 @@ public final class VideoUtil: Sendable {
     }
 
     /// Removes the cached chunks and meta record of the video `request` names (a download stays).
-    public func remove(for request: AssetRequest) async throws {
+    package func remove(for request: AssetRequest) async throws {
         let key = manager.cacheKey(for: request)
         let known = state.withLock { $0.resources.removeValue(forKey: key) }
         var layouts: [ChunkLayout] = []
@@ -255,7 +255,7 @@ extension VideoUtil {
     }
 
     /// `remove(for:)` of a plain request for `url`.
-    public func remove(for url: URL) async throws {
+    package func remove(for url: URL) async throws {
         try await remove(for: AssetRequest(url: url))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaAssetsHTTPServer
 import MediaAssetsVideo
 
 /// What a proxy URL stands for: `/<kind>/<token>/<file name>`, the token a base64url of the origin URL
@@ -77,4 +78,11 @@ struct ProxyTarget: Sendable, Hashable {
 /// `nil`, never crash. The libFuzzer entry point of the parser (see `Fuzz/`).
 @_spi(Fuzzing) public func fuzzVideoProxyPath(_ data: Data) {
     _ = ProxyTarget(path: String(decoding: data, as: UTF8.self))
+}
+
+/// Feeds arbitrary bytes to the request-head parser of the HTTP/1.1 core the proxy runs on (and its `Range`
+/// resolution): it must return a head or reject it, never crash. The libFuzzer entry point of the parser
+/// (see `Fuzz/`).
+@_spi(Fuzzing) public func fuzzHTTPRequestHead(_ data: Data) {
+    parseHTTPRequestHeadForFuzzing(data)
 }

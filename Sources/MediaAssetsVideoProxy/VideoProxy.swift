@@ -51,9 +51,9 @@ public final class VideoProxy: Sendable {
 
     /// Binds 127.0.0.1 on an ephemeral port and starts serving.
     ///
-    /// - Throws: `HTTPServerError` with the system's reason.
-    public func start() throws {
-        try server.start()
+    /// - Throws: `VideoError.proxyUnavailable` with the system's reason.
+    public func start() throws(VideoError) {
+        do { try server.start() } catch { throw .proxyUnavailable(reason: error.description) }
     }
 
     /// Stops serving: closes every connection (cancelling the answers under way and their origin fetches)
@@ -72,7 +72,7 @@ public final class VideoProxy: Sendable {
     public var requestCount: Int { server.requestCount }
 
     /// Requests refused before they were answered (malformed, too large, over the connection bound).
-    public var rejectedRequestCount: Int { server.rejectedRequestCount }
+    package var rejectedRequestCount: Int { server.rejectedRequestCount }
 
     /// The proxy URL standing for `url`: a playlist when its path ends in `.m3u8`, else a progressive file.
     public func proxyURL(for url: URL) -> URL {

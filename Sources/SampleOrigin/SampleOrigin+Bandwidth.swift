@@ -8,7 +8,7 @@ extension SampleOrigin {
     /// Bodies then go out in pieces of at most 16 KiB, each sent when the link is free and keeping it busy for
     /// its size at the rate, so concurrent bodies share the rate. A body whose client hung up stops waiting
     /// and takes no more of the link. Takes effect for pieces sent from now on.
-    public func setBandwidthLimit(bytesPerSecond: Int?) {
+    package func setBandwidthLimit(bytesPerSecond: Int?) {
         bandwidth.setRate(bytesPerSecond.map { max(1, $0) })
     }
 }

@@ -6,11 +6,11 @@ extension SampleOrigin {
         /// The master playlist: two video variants sharing one audio rendition.
         public let masterPath: String
         /// The media playlists of the variants, lowest bandwidth first.
-        public let variantPaths: [String]
+        package let variantPaths: [String]
         /// The audio rendition's media playlist.
-        public let audioPath: String
+        package let audioPath: String
         /// Every segment, init section and key path of the stream's media playlists, by playlist path.
-        public let resourcePaths: [String: [String]]
+        package let resourcePaths: [String: [String]]
     }
 
     /// Registers a generated HLS stream under `prefix`: a master playlist, two variants and an audio
@@ -77,7 +77,7 @@ extension SampleOrigin {
     }
 
     /// A master playlist of `variants` variants `v<n>/index.m3u8` sharing the audio group "aud".
-    public static func hlsMasterPlaylist(variants: Int) -> String {
+    package static func hlsMasterPlaylist(variants: Int) -> String {
         var lines = [
             "#EXTM3U", "#EXT-X-VERSION:6",
             "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aud\",NAME=\"en\",DEFAULT=YES,URI=\"audio/index.m3u8\"",
@@ -93,7 +93,7 @@ extension SampleOrigin {
 
     /// A media playlist of `segments` 2-second segments `seg<n>.<ext>` with a key, an init section and a
     /// discontinuity halfway; `endList` makes it VOD, without it is live.
-    public static func hlsMediaPlaylist(segments: Int, extension ext: String = "ts", endList: Bool = true) -> String {
+    package static func hlsMediaPlaylist(segments: Int, extension ext: String = "ts", endList: Bool = true) -> String {
         var lines = [
             "#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-MAP:URI=\"init.mp4\"",
             "#EXT-X-KEY:METHOD=AES-128,URI=\"key.bin\"",
@@ -107,7 +107,7 @@ extension SampleOrigin {
     }
 
     /// The `Content-Type` of a media or playlist file by its extension.
-    public static func contentType(forExtension ext: String) -> String {
+    package static func contentType(forExtension ext: String) -> String {
         switch ext.lowercased() {
         case "m3u8": return "application/vnd.apple.mpegurl"
         case "ts": return "video/mp2t"

@@ -3,19 +3,19 @@ import MediaAssetsHTTPServer
 
 extension SampleOrigin {
     /// A request for a path no resource is registered at, as a ``Handler`` sees it.
-    public struct HandledRequest: Sendable {
+    package struct HandledRequest: Sendable {
         /// `GET` or `HEAD`.
-        public var method: String
+        package var method: String
         /// The target exactly as sent (path and query).
-        public var target: String
+        package var target: String
         /// The percent-decoded path without the query.
-        public var path: String
+        package var path: String
         /// The header fields, names lowercased.
-        public var headers: [String: String]
+        package var headers: [String: String]
 
         /// How the request's `Range` header applies to a body of `length` bytes: `nil` for the whole
         /// body (no header, another unit, several ranges), an empty range when unsatisfiable (416).
-        public func byteRange(forLength length: Int) -> Range<Int>? {
+        package func byteRange(forLength length: Int) -> Range<Int>? {
             switch HTTPRangeRequest(header: headers["range"], length: length) {
             case .whole: return nil
             case .partial(let range): return range
@@ -25,40 +25,40 @@ extension SampleOrigin {
     }
 
     /// What a ``Handler`` answers: status, header fields (`Content-Length` is added) and body.
-    public struct HandledResponse: Sendable {
+    package struct HandledResponse: Sendable {
         /// The HTTP status.
-        public var status: Int
+        package var status: Int
         /// Header fields in sending order, without `Content-Length` and `Connection`.
-        public var headers: [(name: String, value: String)]
+        package var headers: [(name: String, value: String)]
         /// The body (not sent for HEAD).
-        public var body: Data
+        package var body: Data
 
         /// Creates a response.
-        public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+        package init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
             self.status = status
             self.headers = headers
             self.body = body
         }
 
         /// A short plain-text answer (errors).
-        public static func text(status: Int, _ message: String) -> HandledResponse {
+        package static func text(status: Int, _ message: String) -> HandledResponse {
             let body = Data((message + "\n").utf8)
             return HandledResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: body)
         }
     }
 
     /// Answers requests for unregistered paths; it runs on the server's thread, so it must not block.
-    public typealias Handler = @Sendable (HandledRequest) -> HandledResponse
+    package typealias Handler = @Sendable (HandledRequest) -> HandledResponse
 
     /// Makes `handler` answer every request for a path no resource is registered at (instead of 404);
     /// `nil` restores 404. The answer is logged and shaped by the path's behaviour like a resource's.
     /// (A server of its own, such as a caching proxy, uses `MediaAssetsHTTPServer` directly.)
-    public func setHandler(_ handler: Handler?) {
+    package func setHandler(_ handler: Handler?) {
         state.withLock { $0.handler = handler }
     }
 
     /// At most this many connections are served at once; one more is answered 503 and closed.
-    public var maximumConnections: Int {
+    package var maximumConnections: Int {
         get { server.maximumConnections }
         set { server.maximumConnections = newValue }
     }

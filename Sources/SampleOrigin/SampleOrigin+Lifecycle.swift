@@ -27,7 +27,7 @@ extension SampleOrigin {
     ///
     /// Requests waiting at a gate, in latency or in a throttled or stalled body end at once without (the rest
     /// of) a response, and are logged as finished. When it returns nothing of the origin runs: connecting to
-    /// the old port is refused and ``runningThreadCount`` and ``activeConnectionCount`` are 0. Calling it on a
+    /// the old port is refused and `runningThreadCount` and `activeConnectionCount` are 0. Calling it on a
     /// stopped origin does nothing.
     public func stop() {
         state.withLock { $0.isStopping = true }

@@ -35,19 +35,19 @@ extension SampleOrigin {
 
     /// Requests rejected before they had a path (400, 413, 431, 505, and 503 over the connection bound),
     /// which are not in the log.
-    public var rejectedRequestCount: Int {
+    package var rejectedRequestCount: Int {
         let rejected = server.rejectedRequestCount
         return rejected - state.withLock { $0.rejectedBaseline }
     }
 
     /// TCP connections accepted since creation; fewer connections than requests shows keep-alive at work.
-    public var acceptedConnectionCount: Int { server.acceptedConnectionCount }
+    package var acceptedConnectionCount: Int { server.acceptedConnectionCount }
 
     /// Connections open right now.
-    public var activeConnectionCount: Int { server.activeConnectionCount }
+    package var activeConnectionCount: Int { server.activeConnectionCount }
 
     /// Threads the origin runs (its server's polling thread); 0 after ``stop()``.
-    public var runningThreadCount: Int { server.runningThreadCount }
+    package var runningThreadCount: Int { server.runningThreadCount }
 
     /// Clears the log and the peak counters (peaks restart from what is in flight now).
     ///

@@ -7,19 +7,19 @@ extension SampleOrigin {
     /// latency, mid-body) are visible; `endTime` is `nil` until the exchange has ended.
     public struct RequestRecord: Sendable, Equatable {
         /// Increases with every request the origin accepts; orders records across paths.
-        public let sequenceNumber: Int
+        package let sequenceNumber: Int
         /// Identifies the TCP connection; equal values mean the requests shared one keep-alive connection.
-        public let connectionID: Int
+        package let connectionID: Int
         /// The request method, for example `GET` or `HEAD`.
         public let method: String
         /// The path the request was logged under (the registered path, without query when none matched).
         public let path: String
         /// The request target exactly as sent, including any query.
-        public let target: String
+        package let target: String
         /// Request headers with lowercased names; repeated headers are joined with ", ".
         public let headers: [String: String]
         /// When the request head had been read.
-        public let startTime: Date
+        package let startTime: Date
         /// The status sent; `nil` while waiting, or when the exchange ended without a response (stop).
         ///
         /// Set just before the response head is written. The body fields below are final only once

@@ -45,7 +45,7 @@ extension SampleOrigin {
     /// How many times longer than asked every wait runs: `MEDIAASSETS_TEST_TIMEOUT_SCALE` in the environment (a
     /// number of at least 1; 1 when unset). A build under a sanitizer runs many times slower, so its runs set it:
     /// a bound that catches what never happens in a plain build would otherwise catch what is merely slow.
-    public static let timeoutScale: Double = {
+    package static let timeoutScale: Double = {
         guard let text = ProcessInfo.processInfo.environment["MEDIAASSETS_TEST_TIMEOUT_SCALE"],
             let scale = Double(text), scale.isFinite
         else { return 1 }

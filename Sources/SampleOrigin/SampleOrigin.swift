@@ -142,7 +142,7 @@ public final class SampleOrigin: Sendable {
     }
 
     /// The behaviour of `path` as it is now (`failNext` shows the failures still to come).
-    public func behavior(for path: String) -> Behavior {
+    package func behavior(for path: String) -> Behavior {
         let path = Self.normalized(path)
         return state.withLock { $0.behaviors[path] ?? .normal }
     }
@@ -162,13 +162,13 @@ public final class SampleOrigin: Sendable {
     }
 
     /// The current ETag of `path`, or `nil` if nothing is registered there.
-    public func etag(for path: String) -> String? {
+    package func etag(for path: String) -> String? {
         let path = Self.normalized(path)
         return state.withLock { $0.resources[path]?.etag }
     }
 
     /// The current Last-Modified date of `path`, or `nil` if nothing is registered there.
-    public func lastModified(for path: String) -> Date? {
+    package func lastModified(for path: String) -> Date? {
         let path = Self.normalized(path)
         return state.withLock { $0.resources[path]?.lastModified }
     }

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fuzzing) import MediaAssetsHTTPServer
+import MediaAssetsHTTPServer
 import SampleOrigin
 import Synchronization
 import TestSupport
@@ -70,7 +70,7 @@ import Testing
                 default: bytes.insert(contentsOf: bytes[position...].prefix(32), at: position)
                 }
             }
-            fuzzHTTPRequestHead(Data(bytes))
+            parseHTTPRequestHeadForFuzzing(Data(bytes))
         }
 
         // Then nothing crashed: reaching this line is the assertion

@@ -31,7 +31,8 @@ struct TopHalfThumbnail: ImageProcessing {
 
     func process(_ image: Image) throws -> Image {
         // Handed exactly the top half: scale it.
-        try ImageProcessors.Resize(size: PixelSize(width: 64, height: 32), contentMode: .aspectFit).process(image)
+        let resize: ImageProcessors.Resize = .resize(size: PixelSize(width: 64, height: 32), contentMode: .aspectFit)
+        return try resize.process(image)
     }
 }
 

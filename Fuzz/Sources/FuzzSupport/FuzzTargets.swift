@@ -2,7 +2,6 @@ import Foundation
 @_spi(Fuzzing) import MediaAssets
 @_spi(Fuzzing) import MediaAssetsAnimation
 @_spi(Fuzzing) import MediaAssetsEncryption
-@_spi(Fuzzing) import MediaAssetsHTTPServer
 @_spi(Fuzzing) import MediaAssetsImage
 @_spi(Fuzzing) import MediaAssetsRedis
 @_spi(Fuzzing) import MediaAssetsVideo

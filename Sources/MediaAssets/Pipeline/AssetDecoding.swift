@@ -123,7 +123,7 @@ extension AssetProcessing {
 /// Every util throws this for a failing processor or style, whether it failed while rendering or was found
 /// invalid before anything was fetched, so a caller switches on `underlying` (an image style's
 /// `ImageProcessingError`, a plugin's own error) in one place. Nothing was stored for the variant.
-public struct AssetProcessingError: Error, CustomStringConvertible, LocalizedError {
+public struct AssetProcessingError: MediaAssetsError {
     /// The key the variant would have been kept under (`<key>@<identifier>`).
     public let key: CacheKey
     /// The asset's URL.
@@ -146,7 +146,4 @@ public struct AssetProcessingError: Error, CustomStringConvertible, LocalizedErr
         "\(processor) failed on the asset at \(url.absoluteString) (variant \(key.rawValue.prefix(200))): "
             + "\(underlying); nothing was stored for the variant"
     }
-
-    /// The same text as `description`, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }

@@ -1,7 +1,19 @@
 import Foundation
 
+/// An error the package throws: each describes what went wrong and what to do in one sentence, its
+/// `description`, which is also its `localizedDescription`.
+///
+/// Every error type of the package's modules conforms, so `catch let error as any MediaAssetsError`
+/// tells the package's failures from a caller's own.
+public protocol MediaAssetsError: Error, LocalizedError, CustomStringConvertible, Sendable {}
+
+extension MediaAssetsError {
+    /// The same text as `description`.
+    public var errorDescription: String? { description }
+}
+
 /// Errors of the caching core and of fetching through the `AssetsManager`.
-public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum AssetsError: Equatable, MediaAssetsError {
     /// Nothing is registered for this storage type; `registered` lists what is (a `.hybrid(t)` is composed
     /// whenever `.lru(t)` and `.disk` are both there), so a misspelt `.custom` name shows beside the right one.
     case backendNotRegistered(StorageType, registered: [StorageType])
@@ -85,8 +97,6 @@ public enum AssetsError: Error, Sendable, Equatable, CustomStringConvertible, Lo
                 + "or raise the backend's pinnedQuota."
         }
     }
-
-    public var errorDescription: String? { description }
 
     /// A system message without its closing full stop, to sit inside a sentence.
     private static func clause(_ reason: String) -> String {

@@ -1,11 +1,12 @@
 import Foundation
+import MediaAssets
 import MediaAssetsImage
 
 /// Why an image asset of an animation could not be made ready to draw.
 ///
 /// Every case names the asset (`id` in the animation's `assets`) and where its bytes were looked for,
 /// so a person can fix the file or the server.
-public enum AnimationAssetError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum AnimationAssetError: Hashable, MediaAssetsError {
     /// The server answered the image's URL with `status` (404 when the file is missing).
     case missing(assetID: String, url: URL, status: Int)
     /// The image could not be fetched (network or storage failure); `reason` says why.
@@ -51,7 +52,4 @@ public enum AnimationAssetError: Error, Sendable, Hashable, CustomStringConverti
             return "Image asset \(id.debugDescription) names \(reference.debugDescription), which is not a URL"
         }
     }
-
-    /// The same text as `description`, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import MediaAssets
 
 /// Why a dotLottie archive could not be read.
 ///
 /// Archive problems name the entry (its path inside the zip) or the byte offset; animation
 /// problems wrap the `LottieError` with the animation id.
-public enum DotLottieError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum DotLottieError: Equatable, MediaAssetsError {
     /// The archive is larger than `DotLottieReadingOptions.maximumArchiveSize`; nothing was read.
     case archiveTooLarge(size: Int, limit: Int)
     /// No zip end-of-central-directory record was found.
@@ -109,9 +110,6 @@ public enum DotLottieError: Error, Sendable, Equatable, CustomStringConvertible,
             return "Could not write dotLottie entry \(entry): \(reason)"
         }
     }
-
-    /// The same text as `description`, for `localizedDescription`.
-    public var errorDescription: String? { description }
 
     private func hex(_ value: UInt32) -> String {
         "0x" + String(value, radix: 16, uppercase: true)

@@ -25,15 +25,15 @@ public struct LottieDocument: Sendable, Hashable {
     /// The animation's name (`nm`), if any.
     public let name: String?
     /// The top-level layers, in document order (first is frontmost).
-    public let layers: [LottieLayer]
+    package let layers: [LottieLayer]
     /// The assets (images and precompositions), in document order.
-    public let assets: [LottieAsset]
+    package let assets: [LottieAsset]
     /// The markers, in document order.
     public let markers: [LottieMarker]
     /// How many fonts `fonts.list` declares (0 when absent).
-    public let fontCount: Int
+    package let fontCount: Int
     /// How many glyphs `chars` declares (0 when absent).
-    public let characterCount: Int
+    package let characterCount: Int
     /// The slot identifiers the animation declares in `slots`: the properties a dotLottie theme can set.
     public let slotIDs: [String]
     /// The JSON the model was parsed from, for a renderer.
@@ -63,6 +63,9 @@ public struct LottieDocument: Sendable, Hashable {
         self.data = data
     }
 
+    /// How many top-level layers the animation has (a measure of the work a renderer does per frame).
+    public var layerCount: Int { layers.count }
+
     /// The playing time in seconds: `(outPoint - inPoint) / frameRate`.
     public var duration: Double {
         (outPoint - inPoint) / frameRate
@@ -79,7 +82,7 @@ public struct LottieDocument: Sendable, Hashable {
     }
 
     /// The precomposition assets, in document order.
-    public var precompositions: [LottiePrecomposition] {
+    package var precompositions: [LottiePrecomposition] {
         assets.compactMap { if case let .precomposition(precomposition) = $0 { precomposition } else { nil } }
     }
 
@@ -139,7 +142,7 @@ extension LottieDocument {
     }
 
     /// Parses and validates a Lottie JSON animation; the same as `LottieDocument.parse(_:options:)`.
-    public init(data: Data, options: LottieParsingOptions = .init()) throws {
+    package init(data: Data, options: LottieParsingOptions = .init()) throws {
         self = try Self.parse(data, options: options)
     }
 }

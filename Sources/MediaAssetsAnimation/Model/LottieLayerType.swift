@@ -1,5 +1,5 @@
 /// A layer's kind, from its `ty` key; values this version does not know are preserved in `unknown`.
-public enum LottieLayerType: Sendable, Hashable {
+package enum LottieLayerType: Sendable, Hashable {
     /// `0`: renders a precomposition asset named by `refId`.
     case precomposition
     /// `1`: a solid color rectangle.
@@ -41,7 +41,7 @@ public enum LottieLayerType: Sendable, Hashable {
     ]
 
     /// Creates the type for a `ty` value.
-    public init(rawValue: Int) {
+    package init(rawValue: Int) {
         if rawValue >= 0, rawValue < Self.known.count {
             self = Self.known[rawValue]
         } else {
@@ -50,7 +50,7 @@ public enum LottieLayerType: Sendable, Hashable {
     }
 
     /// The `ty` value.
-    public var rawValue: Int {
+    package var rawValue: Int {
         if case let .unknown(value) = self { return value }
         return Self.known.firstIndex(of: self) ?? -1
     }

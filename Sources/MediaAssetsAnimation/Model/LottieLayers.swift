@@ -2,21 +2,21 @@
 ///
 /// The drawing content (transforms, shapes, keyframes) is skipped by the parser and stays in
 /// `LottieDocument.data` for a renderer.
-public struct LottieLayer: Sendable, Hashable {
+package struct LottieLayer: Sendable, Hashable {
     /// The kind of layer (`ty`).
-    public var type: LottieLayerType
+    package var type: LottieLayerType
     /// The layer's name (`nm`), if any.
-    public var name: String?
+    package var name: String?
     /// The layer's index (`ind`) that `parent` values refer to, if any.
-    public var index: Int?
+    package var index: Int?
     /// The `ind` of this layer's parent in the same layer list (`parent`), if any.
-    public var parent: Int?
+    package var parent: Int?
     /// The frame where the layer starts (`ip`), if given.
-    public var inPoint: Double?
+    package var inPoint: Double?
     /// The frame where the layer ends (`op`), if given.
-    public var outPoint: Double?
+    package var outPoint: Double?
     /// The asset a precomposition or image layer renders (`refId`), if any.
-    public var referenceID: String?
+    package var referenceID: String?
 
     /// Creates a layer.
     package init(
@@ -34,14 +34,14 @@ public struct LottieLayer: Sendable, Hashable {
 }
 
 /// One entry of an animation's `assets` list.
-public enum LottieAsset: Sendable, Hashable {
+package enum LottieAsset: Sendable, Hashable {
     /// An image, external or embedded.
     case image(LottieImageAsset)
     /// A precomposition (an asset with `layers`).
     case precomposition(LottiePrecomposition)
 
     /// The asset's identifier (`id`).
-    public var id: String {
+    package var id: String {
         switch self {
         case let .image(image): return image.id
         case let .precomposition(precomposition): return precomposition.id
@@ -67,15 +67,15 @@ public struct LottieMarker: Sendable, Hashable {
 }
 
 /// A precomposition asset: a reusable list of layers that precomposition layers render by `refId`.
-public struct LottiePrecomposition: Sendable, Hashable {
+package struct LottiePrecomposition: Sendable, Hashable {
     /// The asset's identifier (`id`).
-    public var id: String
+    package var id: String
     /// The asset's name (`nm`), if any.
-    public var name: String?
+    package var name: String?
     /// The precomposition's own frame rate (`fr`), if it overrides the animation's.
-    public var frameRate: Double?
+    package var frameRate: Double?
     /// The precomposition's layers.
-    public var layers: [LottieLayer]
+    package var layers: [LottieLayer]
 
     /// Creates a precomposition.
     package init(id: String, name: String? = nil, frameRate: Double? = nil, layers: [LottieLayer]) {

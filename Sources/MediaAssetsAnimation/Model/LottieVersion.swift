@@ -5,7 +5,7 @@
 /// major/minor/patch; `origin` says which key it came from.
 public struct LottieVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Which key the version was read from.
-    public enum Origin: Sendable, Hashable {
+    package enum Origin: Sendable, Hashable {
         /// The bodymovin string key `v`.
         case bodymovin
         /// The specification's integer key `ver`.
@@ -19,7 +19,7 @@ public struct LottieVersion: Sendable, Hashable, Comparable, CustomStringConvert
     /// The patch component.
     public var patch: Int
     /// The key this version came from.
-    public var origin: Origin
+    package var origin: Origin
 
     /// Creates a version from its components.
     package init(major: Int, minor: Int, patch: Int, origin: Origin) {

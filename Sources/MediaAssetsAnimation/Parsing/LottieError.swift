@@ -5,7 +5,7 @@ import MediaAssets
 ///
 /// Syntax problems carry the byte offset where reading stopped; problems with the content carry
 /// the JSON path of the offending value (for example `$.layers[3].parent`).
-public enum LottieError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum LottieError: Equatable, MediaAssetsError {
     /// The input is larger than `LottieParsingOptions.maximumInputSize`; nothing was read.
     case inputTooLarge(size: Int, limit: Int)
     /// The bytes are not valid JSON; `offset` is the byte where the problem was found.
@@ -32,14 +32,11 @@ public enum LottieError: Error, Sendable, Equatable, CustomStringConvertible, Lo
             return "Invalid Lottie animation at \(path): \(reason)"
         }
     }
-
-    /// The same text as `description`, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }
 
 /// Why `AnimationUtil` could not produce an animation from the bytes it has: the parser's own error, with the
 /// asset it failed on. Network and storage failures arrive as `AssetsError`, as from every util.
-public enum AnimationUtilError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum AnimationUtilError: Equatable, MediaAssetsError {
     /// The bytes at `url` are not a Lottie animation within the parsing limits; nothing was cached for `key`
     /// (bytes found in storage are removed).
     case undecodable(url: URL, key: CacheKey, reason: LottieError)
@@ -57,7 +54,4 @@ public enum AnimationUtilError: Error, Sendable, Equatable, CustomStringConverti
                 + "for \(key.rawValue.prefix(200))."
         }
     }
-
-    /// The same text as `description`, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }

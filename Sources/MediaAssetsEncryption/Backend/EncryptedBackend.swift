@@ -31,9 +31,9 @@ import Synchronization
 /// storage's own read (see the `encryption` benchmark rows).
 public final class EncryptedBackend: CacheBackend {
     /// The wrapped storage, which sees only sealed values under hashed names.
-    public let storage: any CacheBackend
+    package let storage: any CacheBackend
     /// Where the keys come from.
-    public let keys: any KeyProviding
+    package let keys: any KeyProviding
 
     private let namer = Mutex<EntryNamer?>(nil)
     private let counters = Mutex(Counters())

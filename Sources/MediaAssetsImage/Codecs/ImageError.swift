@@ -5,7 +5,7 @@ import MediaAssets
 ///
 /// Bad input always ends here, never in a crash: corrupt or truncated files, headers that claim more pixels
 /// than allowed (decompression bombs), formats that are not images.
-public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum ImageError: Hashable, MediaAssetsError {
     /// No registered decoder recognises the bytes (or they are empty). Carries their count and up to the first 8 bytes.
     case unknownFormat(byteCount: Int, leadingBytes: [UInt8])
     /// The header claims a zero (or otherwise impossible) width or height.
@@ -64,14 +64,11 @@ public enum ImageError: Error, Sendable, Hashable, CustomStringConvertible, Loca
             return "Could not encode \(format): \(reason)"
         }
     }
-
-    /// The same text as `description`, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }
 
 /// Why `ImageUtil` could not produce an image from the bytes it has. Network and storage failures arrive as
 /// `AssetsError`, a style that cannot be drawn or fails as `AssetProcessingError` (with the style's own error).
-public enum ImageUtilError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum ImageUtilError: Hashable, MediaAssetsError {
     /// The string given to `downloadImage(url:…)` is not a URL.
     case invalidURL(String)
     /// The original's bytes are not a decodable image (corrupt, truncated, too many pixels, unknown format).
@@ -87,13 +84,10 @@ public enum ImageUtilError: Error, Sendable, Hashable, CustomStringConvertible, 
             return "The image at \(url.absoluteString) cannot be decoded (\(reason)); nothing was cached for \(key)"
         }
     }
-
-    /// The same text as `description`, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }
 
 /// Why a processor refused its parameters; carries the offending value and the processor's identifier.
-public enum ImageProcessingError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum ImageProcessingError: Hashable, MediaAssetsError {
     /// A width, height or diameter is zero or negative.
     case invalidSize(PixelSize, processor: String)
     /// A requested or resulting size exceeds `limit` (`ImageProcessors.maximumDimension`) on a side.
@@ -118,7 +112,4 @@ public enum ImageProcessingError: Error, Sendable, Hashable, CustomStringConvert
                 + "\(ImageProcessors.maximumDimension)"
         }
     }
-
-    /// The same text as `description`, for `localizedDescription`.
-    public var errorDescription: String? { description }
 }

@@ -17,14 +17,14 @@ extension ImageProcessors {
         }
 
         /// The target size in pixels.
-        public var size: PixelSize
+        package var size: PixelSize
         /// Fill or fit.
-        public var contentMode: ContentMode
+        package var contentMode: ContentMode
         /// Whether to cut the overflow of an aspect-fill resize so the result is exactly `size`
         /// (ignored with `.aspectFit`).
-        public var crop: Bool
+        package var crop: Bool
         /// Whether an image smaller than the target is enlarged.
-        public var upscale: Bool
+        package var upscale: Bool
 
         /// The box stage's rule; only the avatar benchmark's baseline changes it (not part of the identifier).
         package var boxStage = ResamplingBoxStage.reducingGapOfTwo
@@ -39,7 +39,7 @@ extension ImageProcessors {
         }
 
         /// Creates a resize to `size`.
-        public init(
+        package init(
             size: PixelSize, contentMode: ContentMode = .aspectFill, crop: Bool = false, upscale: Bool = false
         ) {
             self.size = size
@@ -137,10 +137,10 @@ extension ImageProcessors {
     /// `.aspectFillCrop(size:)` (a `Resize` with `crop`), which does both in one filtering pass.
     public struct CenterCrop: ImageProcessing, Hashable {
         /// The size to cut out.
-        public var size: PixelSize
+        package var size: PixelSize
 
         /// Creates a centre crop to `size`.
-        public init(size: PixelSize) {
+        package init(size: PixelSize) {
             self.size = size
         }
 

@@ -41,7 +41,7 @@ public struct RedisClientOptions: Sendable, Hashable {
     }
 
     /// Options with the credentials and database of a parsed address.
-    public init(address: RedisAddress) {
+    package init(address: RedisAddress) {
         self.init(user: address.user, password: address.password, database: address.database)
     }
 }

@@ -28,18 +28,18 @@ public enum RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A parsed Redis address: the endpoint and the credentials and database it names.
-public struct RedisAddress: Sendable, Hashable {
+package struct RedisAddress: Sendable, Hashable {
     /// Where to connect.
-    public var endpoint: RedisEndpoint
+    package var endpoint: RedisEndpoint
     /// The ACL user, if the address names one (`redis://user:password@…`).
-    public var user: String?
+    package var user: String?
     /// The password, if any.
-    public var password: String?
+    package var password: String?
     /// The database number (`redis://host:port/2`), 0 by default.
-    public var database: Int
+    package var database: Int
 
     /// Parses `redis://[[user]:password@]host[:port][/db]` or `unix:///path[?db=N]`.
-    public init(_ text: String) throws(RedisError) {
+    package init(_ text: String) throws(RedisError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
             throw .invalidAddress(text, reason: "not a URL")
         }

@@ -1,7 +1,8 @@
 import Foundation
+import MediaAssets
 
 /// What went wrong talking to Redis, with what a person needs to act on it.
-public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum RedisError: Equatable, MediaAssetsError {
     /// The connection could not be opened (refused, unreachable, name not resolved).
     case connectFailed(endpoint: String, reason: String)
     /// The server did not answer within the configured time.
@@ -58,8 +59,6 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible, Loc
                 + "host:port[/db] or unix:///path/to/redis.sock."
         }
     }
-
-    public var errorDescription: String? { description }
 
     /// Whether the failure is of the transport (the server may be gone), not of the command.
     public var isConnectionFailure: Bool {

@@ -36,7 +36,7 @@ public struct VideoDownload: Sendable, Equatable, Identifiable {
         public var totalFiles: Int?
 
         /// Creates a progress value.
-        public init(bytesDownloaded: Int, totalBytes: Int?, completedFiles: Int, totalFiles: Int?) {
+        package init(bytesDownloaded: Int, totalBytes: Int?, completedFiles: Int, totalFiles: Int?) {
             self.bytesDownloaded = bytesDownloaded
             self.totalBytes = totalBytes
             self.completedFiles = completedFiles

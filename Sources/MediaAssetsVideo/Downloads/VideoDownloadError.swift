@@ -2,7 +2,7 @@ import Foundation
 import MediaAssets
 
 /// Why a download failed or could not be queued.
-public enum VideoDownloadError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+public enum VideoDownloadError: Equatable, MediaAssetsError {
     /// Downloading `url` would take the downloads past the quota: `needed` more bytes, `available` left.
     case quotaExceeded(url: URL, needed: Int, available: Int)
     /// Fetching a part of `url` failed, after retries (transport, HTTP status, a body cut short).
@@ -46,6 +46,4 @@ public enum VideoDownloadError: Error, Sendable, Equatable, CustomStringConverti
             return "Downloading \(url.absoluteString) had failed before the restart: \(reason)"
         }
     }
-
-    public var errorDescription: String? { description }
 }

@@ -84,7 +84,7 @@ public final class VideoDownloads: Sendable {
 
     /// Whether the index was rebuilt from the downloads' records when the manager opened (it was missing or
     /// damaged).
-    package var rebuiltIndex: Bool { state.withLock { $0.rebuiltIndex } }
+    public var rebuiltIndex: Bool { state.withLock { $0.rebuiltIndex } }
 
     /// Queues a download of what `request` names, or returns the one already there (in whatever state).
     ///

@@ -13,10 +13,10 @@ public struct HLSMasterPlaylist: Sendable, Hashable {
     /// The variant streams, in playlist order.
     public var variants: [HLSVariant]
     /// The alternate renditions (audio, subtitles, …), in playlist order.
-    public var renditions: [HLSRendition]
+    package var renditions: [HLSRendition]
 
     /// The rendition a player picks for `variant`'s audio group: the default one with a URI, else the first.
-    public func audioRendition(for variant: HLSVariant) -> HLSRendition? {
+    package func audioRendition(for variant: HLSVariant) -> HLSRendition? {
         guard let group = variant.audioGroup else { return nil }
         let candidates = renditions.filter { $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil }
         return candidates.first(where: \.isDefault) ?? candidates.first
@@ -30,15 +30,15 @@ public struct HLSVariant: Sendable, Hashable {
     /// Peak bits per second (`BANDWIDTH`, required).
     public var bandwidth: Int
     /// Average bits per second (`AVERAGE-BANDWIDTH`), when given.
-    public var averageBandwidth: Int?
+    package var averageBandwidth: Int?
     /// Width and height in pixels (`RESOLUTION`), when given.
     public var resolution: HLSResolution?
     /// The RFC 6381 codec strings (`CODECS`), when given.
     public var codecs: [String]
     /// Frames per second (`FRAME-RATE`), when given.
-    public var frameRate: Double?
+    package var frameRate: Double?
     /// The `GROUP-ID` of its audio renditions (`AUDIO`), when given.
-    public var audioGroup: String?
+    package var audioGroup: String?
 }
 
 /// A `RESOLUTION` attribute: width × height in pixels.
@@ -49,26 +49,26 @@ public struct HLSResolution: Sendable, Hashable {
     public var height: Int
 
     /// Creates a resolution.
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
 }
 
 /// An alternate rendition (`EXT-X-MEDIA`).
-public struct HLSRendition: Sendable, Hashable {
+package struct HLSRendition: Sendable, Hashable {
     /// `AUDIO`, `VIDEO`, `SUBTITLES` or `CLOSED-CAPTIONS`.
-    public var type: String
+    package var type: String
     /// The group variants refer to it by.
-    public var groupID: String
+    package var groupID: String
     /// A human-readable name.
-    public var name: String
+    package var name: String
     /// The language tag, when given.
-    public var language: String?
+    package var language: String?
     /// Whether a player picks it without a user's choice (`DEFAULT=YES`).
-    public var isDefault: Bool
+    package var isDefault: Bool
     /// Its media playlist; `nil` when its media is muxed into the variants.
-    public var uri: URL?
+    package var uri: URL?
 }
 
 /// A media playlist: segments with their durations, keys, init sections and discontinuities.
@@ -76,9 +76,9 @@ public struct HLSMediaPlaylist: Sendable, Hashable {
     /// The longest segment duration in seconds (`EXT-X-TARGETDURATION`): a live playlist is reloaded this often.
     public var targetDuration: Int
     /// The media sequence number of the first segment (`EXT-X-MEDIA-SEQUENCE`, default 0).
-    public var mediaSequence: Int
+    package var mediaSequence: Int
     /// `VOD` or `EVENT` (`EXT-X-PLAYLIST-TYPE`), when given.
-    public var playlistType: String?
+    package var playlistType: String?
     /// Whether no segment will be added (`EXT-X-ENDLIST`): a VOD or finished stream.
     public var isEndList: Bool
     /// The segments, in order.
@@ -97,37 +97,37 @@ public struct HLSSegment: Sendable, Hashable {
     /// Its media sequence number.
     public var sequenceNumber: Int
     /// The sub-range of `uri` it occupies (`EXT-X-BYTERANGE`), when given.
-    public var byteRange: Range<Int>?
+    package var byteRange: Range<Int>?
     /// The initialization section that applies to it (`EXT-X-MAP`), when given.
-    public var map: HLSMap?
+    package var map: HLSMap?
     /// The key that encrypts it (`EXT-X-KEY`), when the method is not `NONE`.
-    public var key: HLSKey?
+    package var key: HLSKey?
     /// Whether an `EXT-X-DISCONTINUITY` precedes it (encoding or timestamps change here).
-    public var discontinuity: Bool
+    package var discontinuity: Bool
 }
 
 /// An initialization section (`EXT-X-MAP`): the fMP4 header segments need.
-public struct HLSMap: Sendable, Hashable {
+package struct HLSMap: Sendable, Hashable {
     /// Where it is.
-    public var uri: URL
+    package var uri: URL
     /// The sub-range of `uri` it occupies, when given.
-    public var byteRange: Range<Int>?
+    package var byteRange: Range<Int>?
 
     /// Creates an initialization section.
-    public init(uri: URL, byteRange: Range<Int>? = nil) {
+    package init(uri: URL, byteRange: Range<Int>? = nil) {
         self.uri = uri
         self.byteRange = byteRange
     }
 }
 
 /// An encryption key (`EXT-X-KEY`); segments are cached as delivered and never decrypted here.
-public struct HLSKey: Sendable, Hashable {
+package struct HLSKey: Sendable, Hashable {
     /// `AES-128` or `SAMPLE-AES` (`NONE` is represented by no key).
-    public var method: String
+    package var method: String
     /// Where the key is fetched from.
-    public var uri: URL?
+    package var uri: URL?
     /// The `IV` attribute as written, when given.
-    public var iv: String?
+    package var iv: String?
     /// The `KEYFORMAT` attribute, when given.
-    public var keyFormat: String?
+    package var keyFormat: String?
 }

@@ -4,13 +4,13 @@ import Synchronization
 
 extension HLSUtil {
     /// How far a download has come.
-    public struct DownloadProgress: Sendable, Hashable {
+    package struct DownloadProgress: Sendable, Hashable {
         /// Files written or found complete from an earlier, interrupted run.
-        public var completedFiles: Int
+        package var completedFiles: Int
         /// Files the download consists of (segments, keys, init sections; playlists not counted).
-        public var totalFiles: Int
+        package var totalFiles: Int
         /// Bytes written by this run.
-        public var bytesWritten: Int
+        package var bytesWritten: Int
     }
 
     /// One media playlist a download or prefetch covers: the video variant, or its audio rendition.
@@ -48,7 +48,7 @@ extension HLSUtil {
     ///
     /// - Throws: `HLSError.unexpectedPlaylistKind` for a live stream (no `EXT-X-ENDLIST`), `.writeFailed`,
     ///   and the errors of `playlist(for:)` and `data(for:headers:)`.
-    public func download(
+    package func download(
         _ request: AssetRequest, to directory: URL,
         progress: (@Sendable (DownloadProgress) -> Void)? = nil,
         select: @Sendable (HLSMasterPlaylist) -> HLSVariant? = HLSUtil.highestBandwidth,
