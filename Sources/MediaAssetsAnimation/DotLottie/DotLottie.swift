@@ -8,8 +8,8 @@ import MediaAssetsImage
 /// itself (stored and deflate entries, CRC-32 checked), refuses zip bombs and escaping paths,
 /// and parses every animation the manifest lists.
 public struct DotLottie: Sendable, Hashable {
-    /// The archive's manifest.
-    public let manifest: DotLottieManifest
+    /// The archive's manifest (what the accessors below read).
+    package let manifest: DotLottieManifest
     /// The animations, in manifest order.
     public let animations: [DotLottieAnimation]
     /// The archive's images keyed by their path inside the images folder (for example `img_0.png`).
@@ -19,8 +19,8 @@ public struct DotLottie: Sendable, Hashable {
     /// v2: the state machines, in manifest order, each checked against its states and the animations.
     public let stateMachines: [DotLottieStateMachine]
 
-    /// Creates a dotLottie from its parts; `read(_:options:)` is the usual way.
-    public init(
+    /// Creates a dotLottie from its parts; `read(_:options:)` and `AnimationUtil.exportDotLottie` make one.
+    package init(
         manifest: DotLottieManifest, animations: [DotLottieAnimation], images: [String: Data],
         themes: [DotLottieTheme] = [], stateMachines: [DotLottieStateMachine] = []
     ) {
@@ -51,6 +51,11 @@ public struct DotLottie: Sendable, Hashable {
         manifest.initialAnimationID.flatMap { animation(withID: $0) } ?? animations.first?.animation
     }
 
+    /// v2: the state machine to start (the manifest's `initial.stateMachine`), if any.
+    public var initialStateMachine: DotLottieStateMachine? {
+        manifest.initialStateMachineID.flatMap { stateMachine(withID: $0) }
+    }
+
     /// Reads a dotLottie archive and parses its animations.
     ///
     /// Limits (see `DotLottieReadingOptions`): archive size, entry count, total declared
@@ -78,7 +83,10 @@ public struct DotLottie: Sendable, Hashable {
             let json = try archive.contents(of: entry)
             do {
                 let animation = try LottieDocument.parse(json, options: options.parsing)
-                animations.append(DotLottieAnimation(id: listed.id, animation: animation))
+                animations.append(
+                    DotLottieAnimation(
+                        id: listed.id, animation: animation, initialThemeID: listed.initialThemeID,
+                        background: listed.background))
             } catch let error as LottieError {
                 throw DotLottieError.invalidAnimation(id: listed.id, error)
             }
@@ -108,17 +116,24 @@ public struct DotLottie: Sendable, Hashable {
     }
 }
 
-/// One animation of a dotLottie archive: the manifest's id and the parsed animation.
+/// One animation of a dotLottie archive: the manifest's id and what it says of the animation, and the parsed
+/// animation.
 public struct DotLottieAnimation: Sendable, Hashable {
     /// The id the manifest lists (the JSON file's name without `.json`).
     public var id: String
     /// The parsed, validated animation.
     public var animation: LottieDocument
+    /// v2: the theme applied when the animation is first shown (`theme(withID:)` finds it), if any.
+    public var initialThemeID: String?
+    /// v2: the background colour the manifest gives (for example `#FFFFFF`), if any.
+    public var background: String?
 
     /// Creates an archive animation.
-    public init(id: String, animation: LottieDocument) {
+    package init(id: String, animation: LottieDocument, initialThemeID: String? = nil, background: String? = nil) {
         self.id = id
         self.animation = animation
+        self.initialThemeID = initialThemeID
+        self.background = background
     }
 }
 

@@ -4,20 +4,20 @@ import Foundation
 ///
 /// Version 1 archives keep animations under `animations/` and images under `images/`; version 2
 /// (`"version": "2"`) uses `a/` and `i/`.
-public struct DotLottieManifest: Sendable, Hashable {
+package struct DotLottieManifest: Sendable, Hashable {
     /// One animation the manifest lists.
-    public struct Animation: Sendable, Hashable {
+    package struct Animation: Sendable, Hashable {
         /// The animation's identifier; its JSON is `<directory>/<id>.json`.
-        public var id: String
+        package var id: String
         /// v2: the theme applied when the animation is first shown (`initialTheme`), if any.
-        public var initialThemeID: String?
+        package var initialThemeID: String?
         /// v2: the themes meant for this animation (`themes`).
-        public var themeIDs: [String]
+        package var themeIDs: [String]
         /// v2: the background colour (`background`, for example `#FFFFFF`), if given.
-        public var background: String?
+        package var background: String?
 
         /// Creates a manifest animation entry.
-        public init(id: String, initialThemeID: String? = nil, themeIDs: [String] = [], background: String? = nil) {
+        package init(id: String, initialThemeID: String? = nil, themeIDs: [String] = [], background: String? = nil) {
             self.id = id
             self.initialThemeID = initialThemeID
             self.themeIDs = themeIDs
@@ -26,24 +26,24 @@ public struct DotLottieManifest: Sendable, Hashable {
     }
 
     /// The manifest's `version`, as written (`"1"`, `"1.0"`, `"2"`), or nil for early v1 archives without one.
-    public var version: String?
+    package var version: String?
     /// The tool that wrote the archive (`generator`), if given.
-    public var generator: String?
+    package var generator: String?
     /// The archive's author (`author`), if given.
-    public var author: String?
+    package var author: String?
     /// The animations, in manifest order.
-    public var animations: [Animation]
+    package var animations: [Animation]
     /// The animation to show first: v2 `initial.animation` or v1 `activeAnimationId`, if given.
-    public var initialAnimationID: String?
+    package var initialAnimationID: String?
     /// v2: the themes of the archive (`themes[].id`), each in `t/<id>.json`.
-    public var themeIDs: [String] = []
+    package var themeIDs: [String] = []
     /// v2: the state machines of the archive (`stateMachines[].id`), each in `s/<id>.json`.
-    public var stateMachineIDs: [String] = []
+    package var stateMachineIDs: [String] = []
     /// v2: the state machine to start (`initial.stateMachine`), if given.
-    public var initialStateMachineID: String?
+    package var initialStateMachineID: String?
 
     /// Creates a manifest.
-    public init(
+    package init(
         version: String?, generator: String? = nil, author: String? = nil, animations: [Animation],
         initialAnimationID: String? = nil
     ) {
