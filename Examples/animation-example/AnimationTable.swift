@@ -19,7 +19,7 @@ struct AnimationTable {
             source = "memory"
         }
         table.add([
-            url.lastPathComponent, source, String(after.parses - before.parses), Formatting.duration(duration),
+            url.lastPathComponent, source, String(after.decodes - before.decodes), Formatting.duration(duration),
             String(animation.layerCount), String(animation.markers.count),
             String(format: "%.2f s", animation.duration),
         ])

@@ -35,7 +35,7 @@ enum AnimationTour {
         table = AnimationTable()
         for url in urls { try await table.load(url, with: animations) }
         table.print()
-        let parsesInPass2 = animations.statistics.parses - afterFirstPass.0.parses
+        let parsesInPass2 = animations.statistics.decodes - afterFirstPass.0.decodes
         let requestsInPass2 = host.requestCount - afterFirstPass.1
         print("  -> \(parsesInPass2) parses and \(requestsInPass2) origin requests: served parsed from memory")
 
@@ -83,7 +83,7 @@ enum AnimationTour {
         for attempt in ["first", "second"] {
             let before = animations.statistics
             let (archive, duration) = try await Formatting.timed { try await animations.dotLottie(for: url) }
-            let parses = animations.statistics.parses - before.parses
+            let parses = animations.statistics.decodes - before.decodes
             let ids = archive.animations.map(\.id).joined(separator: ", ")
             print(
                 "  \(attempt.padding(toLength: 7, withPad: " ", startingAt: 0))animations \(ids), "

@@ -108,10 +108,10 @@ enum RedisTour {
         let summary = ["origin", "memory", "disk", "redis"].map { "\($0) \(sources[$0] ?? 0)" }.joined(separator: ", ")
         print("  process \(worker): \(originRequests) origin requests; images from \(summary)")
         await manager.shutdown()
-        let statistics = redis.redisStatistics()
+        let statistics = await redis.statistics()
         print(
             "  redis: hits \(statistics.hits), misses \(statistics.misses), writes \(statistics.writes), "
-                + "remote errors \(statistics.remoteErrors)")
+                + "errors \(statistics.errors)")
         if worker == 2, originRequests > 0 {
             throw ExampleError.failed(
                 reason: "the second process was not served from Redis: \(originRequests) origin requests")

@@ -35,7 +35,7 @@ enum DemoAnimations {
                     "network \(after.networkFetches - before.networkFetches), "
                         + "disk \(after.storageHits - before.storageHits), "
                         + "memory \(after.memoryHits - before.memoryHits)  "
-                        + "(parses \(after.parses - before.parses))"
+                        + "(parses \(after.decodes - before.decodes))"
                 ),
                 (
                     "served",

@@ -107,6 +107,7 @@ struct RedisBackendTests {
         // Then it is a miss, counted, and gone
         #expect(entry == nil)
         #expect(backend.redisStatistics().corruptValues == 1)
+        #expect(await backend.statistics().errors == 1)
         #expect(try await client.send(RESPCommand("EXISTS", RESPArgument(prefix + "k"))) == .integer(0))
     }
 

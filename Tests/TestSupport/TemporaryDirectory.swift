@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A directory under the system's temporary directory, unique to one test, removed on `remove()`.
 public struct TemporaryDirectory: Sendable {
     /// The directory's URL.
@@ -18,7 +22,36 @@ public struct TemporaryDirectory: Sendable {
     }
 
     /// Removes the directory and everything in it.
+    ///
+    /// Walks the tree with `opendir`/`unlinkat` and ignores what vanishes meanwhile: a child process of a
+    /// test (an SQLite connection closing its `-wal` and `-shm` files) may still be removing files in it, and
+    /// Foundation's `removeItem(at:)` has crashed on a tree that changed under its walk.
     public func remove() {
-        try? FileManager.default.removeItem(at: url)
+        Self.removeTree(url.path)
+    }
+
+    private static func removeTree(_ path: String) {
+        guard let stream = opendir(path) else {
+            unlink(path)
+            return
+        }
+        var names: [String] = []
+        while let item = readdir(stream) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        closedir(stream)
+        for name in names {
+            let child = path + "/" + name
+            var info = stat()
+            if lstat(child, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                removeTree(child)
+            } else {
+                unlink(child)
+            }
+        }
+        rmdir(path)
     }
 }

@@ -194,12 +194,15 @@ public struct CacheStatistics: Sendable, Hashable, CustomStringConvertible {
     public var pinnedCount = 0
     /// The bytes of the pinned entries held now, as `bytes` counts them; what the pinned quota limits.
     public var pinnedBytes = 0
+    /// Operations the backend could not complete, for a backend that counts them (a remote one: commands that
+    /// failed, values it found corrupt and dropped); the callers saw each as an error or a miss.
+    public var errors = 0
 
     /// Creates an empty snapshot.
     public init() {}
 
     /// The fraction of reads that hit, or 0 with no reads.
-    public var hitRate: Double {
+    package var hitRate: Double {
         let reads = hits + misses
         return reads == 0 ? 0 : Double(hits) / Double(reads)
     }
@@ -207,6 +210,6 @@ public struct CacheStatistics: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "hits \(hits), misses \(misses), writes \(writes), evictions \(evictions), "
             + "rejected \(rejectedTooLarge), count \(count), cost \(cost), bytes \(bytes), "
-            + "pinned \(pinnedCount) (\(pinnedBytes) bytes)"
+            + "pinned \(pinnedCount) (\(pinnedBytes) bytes), errors \(errors)"
     }
 }

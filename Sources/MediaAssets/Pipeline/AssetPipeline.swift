@@ -358,6 +358,21 @@ public struct PipelineStatistics: Sendable, Hashable, CustomStringConvertible {
     /// Creates zeroed statistics.
     package init() {}
 
+    /// Adds `other`'s counts to these (a util over several pipelines reports their sum).
+    package mutating func add(_ other: PipelineStatistics) {
+        memoryHits += other.memoryHits
+        storageHits += other.storageHits
+        networkFetches += other.networkFetches
+        decodes += other.decodes
+        undecodable += other.undecodable
+        processes += other.processes
+        encodedHits += other.encodedHits
+        staleServed += other.staleServed
+        joins += other.joins
+        failures += other.failures
+        cancellations += other.cancellations
+    }
+
     public var description: String {
         "memory hits \(memoryHits), storage hits \(storageHits), network fetches \(networkFetches), "
             + "decodes \(decodes), undecodable \(undecodable), processes \(processes), encoded hits \(encodedHits), "

@@ -13,14 +13,14 @@ import Synchronization
 /// ```swift
 /// let animations = AnimationUtil(manager: manager)
 /// let confetti = try await animations.animation(for: URL(string: "https://cdn.example.com/confetti.json")!)
-/// print(confetti.duration, confetti.layers.count)
+/// print(confetti.duration, confetti.layerCount)
 /// ```
 public final class AnimationUtil: Sendable {
     /// How animations are parsed and where they are kept.
     public struct Configuration: Sendable {
-        /// Limits for Lottie JSON.
+        /// Limits for Lottie JSON, also for the animations, themes and state machines inside archives.
         public var parsingOptions: LottieParsingOptions
-        /// Limits for dotLottie archives.
+        /// Limits for dotLottie archives (their zip directory and sizes).
         public var dotLottieOptions: DotLottieReadingOptions
         /// Where the util keeps animations unless a call names another storage type (every method's
         /// `storageType` argument). Default `.hybrid(.lottie)`: parsed animations in the lottie memory
@@ -67,7 +67,7 @@ public final class AnimationUtil: Sendable {
         let options: DotLottieReadingOptions
         var identifier: String { "dotlottie" }
         func decode(_ data: Data, options _: DefaultDecodeOptions) throws -> DotLottie {
-            try DotLottie.read(data, options: options)
+            try DotLottie.read(data, limits: options)
         }
         func cost(of archive: DotLottie) -> Int {
             archive.animations.reduce(0) { $0 + $1.animation.estimatedMemoryCost }
@@ -102,31 +102,28 @@ public final class AnimationUtil: Sendable {
         self.images = images
         self.imageDecoderIdentifier = images.pipeline.decoder.identifier
         let decoder = LottieDecoder(options: configuration.parsingOptions)
+        var archiveLimits = configuration.dotLottieOptions
+        archiveLimits.parsing = configuration.parsingOptions
         self.animations = AssetPipeline(manager: manager, decoder: decoder)
         self.animationsWithAssets = AssetPipeline(
             manager: manager, decoder: decoder, configuration: .init(decodedOriginals: .never)
         )
         self.archives = AssetPipeline(
-            manager: manager, decoder: DotLottieDecoder(options: configuration.dotLottieOptions)
+            manager: manager, decoder: DotLottieDecoder(options: archiveLimits)
         )
     }
 
-    /// What the util has done so far.
-    public var statistics: AnimationStatistics {
-        let parts = [animations.statistics, animationsWithAssets.statistics, archives.statistics]
-        var statistics = AnimationStatistics()
-        for part in parts {
-            statistics.parses += part.decodes + part.undecodable
-            statistics.memoryHits += part.memoryHits
-            statistics.storageHits += part.storageHits
-            statistics.networkFetches += part.networkFetches
-            statistics.rejectedFiles += part.undecodable
+    /// What the util has done so far, summed over its animations, archives and loads with assets: `decodes`
+    /// counts files parsed, `undecodable` files refused (never stored), `processes` animations loaded with
+    /// their image assets (whose own fetches and decodes are in `images.statistics`).
+    public var statistics: PipelineStatistics {
+        var statistics = PipelineStatistics()
+        for part in [animations.statistics, animationsWithAssets.statistics, archives.statistics] {
+            statistics.add(part)
         }
         let assets = assetCounters.withLock { $0 }
         statistics.memoryHits += assets.memoryHits
-        statistics.assetLoads = assets.loads
-        statistics.imageAssets = assets.imageAssets
-        statistics.assetFailures = assets.assetFailures
+        statistics.processes += assets.loads
         return statistics
     }
 
@@ -176,35 +173,6 @@ public final class AnimationUtil: Sendable {
     public func dotLottie(for url: URL, storageType: StorageType? = nil) async throws -> DotLottie {
         let storageType = storageType ?? configuration.storageType
         return try await dotLottie(for: AssetRequest(url: url), storageType: storageType)
-    }
-}
-
-/// Counters of an `AnimationUtil`.
-public struct AnimationStatistics: Sendable, Hashable, CustomStringConvertible {
-    /// Files parsed (each is one full parse).
-    public var parses = 0
-    /// Asks answered with a parsed model from memory.
-    public var memoryHits = 0
-    /// Asks answered by parsing bytes found in storage.
-    public var storageHits = 0
-    /// Asks that went to the network.
-    public var networkFetches = 0
-    /// Files refused as invalid (never stored).
-    public var rejectedFiles = 0
-    /// Animations loaded with their image assets (memory hits not counted).
-    public var assetLoads = 0
-    /// Image assets decoded or fetched for those loads (placeholders included).
-    public var imageAssets = 0
-    /// Image assets that failed and got a placeholder.
-    public var assetFailures = 0
-
-    /// Creates zeroed counters.
-    package init() {}
-
-    public var description: String {
-        "parses \(parses), memory hits \(memoryHits), storage hits \(storageHits), "
-            + "network fetches \(networkFetches), rejected \(rejectedFiles), asset loads \(assetLoads), "
-            + "image assets \(imageAssets), asset failures \(assetFailures)"
     }
 }
 

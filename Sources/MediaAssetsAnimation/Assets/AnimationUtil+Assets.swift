@@ -66,11 +66,7 @@ extension AnimationUtil {
                 decoded: DecodedObject(loaded, cost: loaded.estimatedMemoryCost)
             )
             manager.decodedObjectCache(for: storageType)?.insert(entry, forKey: key)
-            assetCounters.withLock {
-                $0.loads += 1
-                $0.imageAssets += loaded.images.count
-                $0.assetFailures += loaded.failures.count
-            }
+            assetCounters.withLock { $0.loads += 1 }
             return AssetResult(value: loaded, source: model.source, metadata: model.metadata)
         }
     }
@@ -214,6 +210,4 @@ extension AnimationUtil {
 struct AnimationAssetCounters: Sendable {
     var loads = 0
     var memoryHits = 0
-    var imageAssets = 0
-    var assetFailures = 0
 }

@@ -58,12 +58,21 @@ public struct DotLottie: Sendable, Hashable {
 
     /// Reads a dotLottie archive and parses its animations.
     ///
-    /// Limits (see `DotLottieReadingOptions`): archive size, entry count, total declared
-    /// uncompressed size, compression ratio, and the Lottie parsing limits for each animation.
+    /// Limits: `options` for the archive (size, entry count, total declared uncompressed size, compression
+    /// ratio), `parsing` for each animation, theme and state machine in it.
     /// Nothing is inflated past an entry's declared size.
     ///
     /// - Throws: `DotLottieError` naming the entry, offset or animation id.
-    public static func read(_ data: Data, options: DotLottieReadingOptions = .init()) throws -> DotLottie {
+    public static func read(
+        _ data: Data, options: DotLottieReadingOptions = .init(), parsing: LottieParsingOptions = .init()
+    ) throws -> DotLottie {
+        var options = options
+        options.parsing = parsing
+        return try read(data, limits: options)
+    }
+
+    /// `read(_:options:parsing:)` with the parsing limits inside `options`.
+    package static func read(_ data: Data, limits options: DotLottieReadingOptions) throws -> DotLottie {
         let archive = try ZipArchive(data: data, options: options)
         guard let manifestEntry = archive.entry(named: "manifest.json") else { throw DotLottieError.missingManifest }
         var manifest: DotLottieManifest

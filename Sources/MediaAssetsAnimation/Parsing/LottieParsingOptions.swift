@@ -50,8 +50,8 @@ public struct DotLottieReadingOptions: Sendable, Hashable {
     public var maximumCompressionRatio: Int
     /// Entries declaring at most this many uncompressed bytes skip the ratio check (default 1 MiB).
     public var compressionRatioFloor: Int
-    /// The limits for parsing each animation.
-    public var parsing: LottieParsingOptions
+    /// The limits for parsing each animation: `read(_:options:parsing:)`'s, or the util's `parsingOptions`.
+    package var parsing = LottieParsingOptions()
 
     /// Creates options; the defaults suit archives an app downloads.
     public init(
@@ -59,14 +59,12 @@ public struct DotLottieReadingOptions: Sendable, Hashable {
         maximumEntryCount: Int = 10_000,
         maximumTotalUncompressedSize: Int = 256 * 1024 * 1024,
         maximumCompressionRatio: Int = 200,
-        compressionRatioFloor: Int = 1024 * 1024,
-        parsing: LottieParsingOptions = .init()
+        compressionRatioFloor: Int = 1024 * 1024
     ) {
         self.maximumArchiveSize = maximumArchiveSize
         self.maximumEntryCount = maximumEntryCount
         self.maximumTotalUncompressedSize = maximumTotalUncompressedSize
         self.maximumCompressionRatio = maximumCompressionRatio
         self.compressionRatioFloor = compressionRatioFloor
-        self.parsing = parsing
     }
 }

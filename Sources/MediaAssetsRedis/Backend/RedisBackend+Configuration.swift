@@ -58,23 +58,23 @@ extension RedisBackend {
     }
 }
 
-/// A Redis backend's own counters, beyond `CacheStatistics`: remote failures, corrupt values and
-/// the server's memory limit.
-public struct RedisBackendStatistics: Sendable, Hashable {
+/// A Redis backend's own counters: what `statistics()` reports, with the remote failures and corrupt values
+/// apart and the transport's counts (for the package's tests).
+package struct RedisBackendStatistics: Sendable, Hashable {
     /// Reads that found a live entry.
-    public var hits = 0
+    package var hits = 0
     /// Reads that found nothing, an expired or a corrupt value, or failed (see `remoteErrors`).
-    public var misses = 0
+    package var misses = 0
     /// Entries stored.
-    public var writes = 0
+    package var writes = 0
     /// Entries not stored because they alone exceed the server's `maxmemory`.
-    public var rejectedTooLarge = 0
+    package var rejectedTooLarge = 0
     /// Commands that failed against the server: timeouts, lost connections, refusals, garbage.
-    public var remoteErrors = 0
+    package var remoteErrors = 0
     /// Values under the prefix that were not entries of this format (read as misses and removed).
-    public var corruptValues = 0
+    package var corruptValues = 0
     /// The last remote error's description.
-    public var lastError: String?
+    package var lastError: String?
     /// Connections, reconnects, redirects and slot-map reads.
     package var transport = RedisTransportCounters()
 

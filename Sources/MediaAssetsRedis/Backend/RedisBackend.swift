@@ -13,7 +13,7 @@ import Synchronization
 ///   `byteLimit`; an entry larger than it is declined and counted.
 /// - When the server is unreachable, slow or answers garbage, reads are misses and writes throw a
 ///   `RedisError`, each within the configured timeouts; the client reconnects with backoff by itself.
-///   `redisStatistics()` counts the remote errors.
+///   `statistics().errors` counts the remote errors.
 /// - `removeEntries(.keyPrefix)` scans with `SCAN MATCH` (glob characters escaped) and `UNLINK`s
 ///   what it finds; `.asset(k)` unlinks `k` and scans for `k@…` and `k#…` (one `[@#]*` pattern);
 ///   `.partition(t)` scans the prefix and reads the first bytes of each value (the metadata, with
@@ -237,8 +237,8 @@ public final class RedisBackend: CacheBackend {
         try await removeEntries(.keyPrefix(""))
     }
 
-    /// Counters of this backend, with the remote errors and transport counts.
-    public func redisStatistics() -> RedisBackendStatistics {
+    /// Counters of this backend, with the remote errors and transport counts apart.
+    package func redisStatistics() -> RedisBackendStatistics {
         var statistics = counters.withLock { $0 }
         statistics.transport = router.transportCounters
         return statistics
@@ -253,6 +253,7 @@ public final class RedisBackend: CacheBackend {
         statistics.misses = own.misses
         statistics.writes = own.writes
         statistics.rejectedTooLarge = own.rejectedTooLarge
+        statistics.errors = own.remoteErrors + own.corruptValues
         if let totals = try? await contentTotals() {
             statistics.count = totals.count
             statistics.bytes = totals.bytes

@@ -196,7 +196,7 @@ public final class HLSUtil: Sendable {
     }
 
     /// The variant with the highest bandwidth.
-    public static let highestBandwidth: @Sendable (HLSMasterPlaylist) -> HLSVariant? = { master in
+    package static let highestBandwidth: @Sendable (HLSMasterPlaylist) -> HLSVariant? = { master in
         master.variants.max { $0.bandwidth < $1.bandwidth }
     }
 }

@@ -27,7 +27,7 @@ struct AnimationUtilTests {
         #expect(animations.count == 10)
         #expect(Set(animations.map(\.layers.count)) == [2])
         #expect(environment.origin.requestCount(for: "/shapes.json") == 1)
-        #expect(environment.util.statistics.parses == 1)
+        #expect(environment.util.statistics.decodes == 1)
         #expect(environment.util.statistics.networkFetches == 1)
     }
 
@@ -39,14 +39,14 @@ struct AnimationUtilTests {
         // First ask downloads and parses; the next ones come from memory with no parse
         let first = try await environment.util.animation(for: url)
         for _ in 0..<5 { #expect(try await environment.util.animation(for: url) == first) }
-        #expect(environment.util.statistics.parses == 1)
+        #expect(environment.util.statistics.decodes == 1)
         #expect(environment.util.statistics.memoryHits == 5)
 
         // After memory is trimmed, the bytes on disk are parsed once and kept in memory again
         await environment.manager.trimMemory()
         #expect(try await environment.util.animation(for: url) == first)
         #expect(try await environment.util.animation(for: url) == first)
-        #expect(environment.util.statistics.parses == 2)
+        #expect(environment.util.statistics.decodes == 2)
         #expect(environment.util.statistics.storageHits == 1)
         #expect(environment.util.statistics.memoryHits == 6)
         #expect(environment.origin.requestCount(for: "/precomp.json") == 1)
@@ -85,7 +85,7 @@ struct AnimationUtilTests {
         // Then nothing reached memory or disk, and the file counts as rejected
         #expect(try await environment.manager.readData(forKey: key, storageType: .disk) == nil)
         #expect(try await environment.manager.readData(forKey: key, storageType: .lru(.lottie)) == nil)
-        #expect(environment.util.statistics.rejectedFiles == 1)
+        #expect(environment.util.statistics.undecodable == 1)
     }
 
     @Test func corruptBytesInStorageAreRemovedAndReported() async throws {
@@ -116,8 +116,29 @@ struct AnimationUtilTests {
         #expect(archive.animations.map(\.id) == ["intro"])
         #expect(archive.images.keys.sorted() == ["img_0.png"])
         #expect(again == archive)
-        #expect(environment.util.statistics.parses == 1)
+        #expect(environment.util.statistics.decodes == 1)
         #expect(environment.util.statistics.memoryHits == 1)
+    }
+
+    @Test func theUtilsParsingLimitsApplyToAnimationsInsideArchives() async throws {
+        // Given a util that accepts at most one layer, and an archive whose animation has more
+        let environment = try AnimationEnvironment()
+        defer { environment.tearDown() }
+        var limits = LottieParsingOptions()
+        limits.maximumLayerCount = 1
+        let util = AnimationUtil(
+            manager: environment.manager, configuration: .init(parsingOptions: limits), images: environment.images)
+        var zip = TestZipWriter()
+        zip.add("manifest.json", text: #"{"version":"2","animations":[{"id":"intro"}]}"#)
+        zip.add("a/intro.json", text: LottieFixtures.shapes)
+        environment.origin.register("/layers.lottie", data: zip.archive(), contentType: "application/zip")
+        let url = environment.origin.url(for: "/layers.lottie")
+        #expect(try LottieFixtures.parse(LottieFixtures.shapes).layerCount > 1)
+
+        // When / Then: the archive is refused by the util's own limit, as a JSON animation would be
+        await #expect(throws: AnimationUtilError.self) { try await util.dotLottie(for: url) }
+        #expect(try DotLottie.read(zip.archive()).animations.count == 1)
+        #expect(throws: DotLottieError.self) { try DotLottie.read(zip.archive(), parsing: limits) }
     }
 
     @Test func aBrokenArchiveIsATypedErrorNamingItsURLAndKey() async throws {

@@ -43,8 +43,8 @@ struct AnimationAssetTests {
         #expect(one.image(forAssetID: "s") == two.image(forAssetID: "s"))
         #expect(one.image(forAssetID: "a")?[0, 0].red == 10)
         #expect(one.images.first?.url == environment.origin.url(for: "/anim/images/a.png"))
-        #expect(environment.util.statistics.assetLoads == 2)
-        #expect(environment.util.statistics.imageAssets == 5)
+        #expect(environment.util.statistics.processes == 2)
+        #expect(one.images.count + two.images.count == 5)
     }
 
     @Test func embeddedDataURLImagesAreDecodedWithoutRequests() async throws {
@@ -85,8 +85,8 @@ struct AnimationAssetTests {
         // And the second ask was answered from memory
         #expect(again.animation == loaded.animation)
         #expect(environment.origin.totalRequestCount == requests)
-        #expect(environment.util.statistics.assetLoads == 1)
-        #expect(environment.util.statistics.parses == 1)
+        #expect(environment.util.statistics.processes == 1)
+        #expect(environment.util.statistics.decodes == 1)
         #expect(environment.util.cachedLoadedAnimation(for: AssetRequest(url: url)) != nil)
     }
 
@@ -167,6 +167,6 @@ struct AnimationAssetTests {
         let placeholder = try #require(loaded.image(forAssetID: "gone"))
         #expect(placeholder.width == 256 && placeholder.height == 30)
         #expect(placeholder[0, 0] == .transparent)
-        #expect(environment.util.statistics.assetFailures == 2)
+        #expect(loaded.failures.count == 2)
     }
 }

@@ -5,7 +5,7 @@ extension DotLottieStateMachine {
     ///
     /// Checks that state and input names are unique, that `initial` and every transition's `toState`
     /// name a state, and that every guard reads a declared input. Animation ids are checked against the
-    /// manifest by `DotLottie.read(_:options:)`.
+    /// manifest by `DotLottie.read(_:options:parsing:)`.
     ///
     /// - Throws: `DotLottieError.unknownState` for an `initial` or `toState` naming no state,
     ///   `DotLottieError.invalidStateMachine` naming the JSON path for anything else.
