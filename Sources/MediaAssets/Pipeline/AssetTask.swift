@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// A handle on one ask of an `AssetPipeline`: its result, a priority that can change at any time, and
-/// cancellation.
+/// A handle on one ask of an `AssetPipeline`: its result, a priority that can change at any time,
+/// cancellation, download progress and (for images) previews. `ImageTask` is `AssetTask<Image>`.
 ///
 /// The request carries the ask's priority (`AssetRequest.priority`); a handle is the one way to change it
 /// afterwards. Set `priority` when a row scrolls into view or away: the ask moves up or down every queue it
