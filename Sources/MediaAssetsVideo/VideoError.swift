@@ -16,7 +16,7 @@ public enum VideoError: Equatable, MediaAssetsError {
     case lengthChanged(url: URL, expected: Int, actual: Int)
     /// The resource changed at the origin after a stream had already delivered some of the old bytes.
     case resourceChanged(url: URL)
-    /// The video proxy could not start serving: no loopback port could be bound or its thread not started.
+    /// The video proxy could not start serving: it already runs, or no loopback port or thread could be had.
     case proxyUnavailable(reason: String)
 
     public var description: String {

@@ -51,7 +51,7 @@ public final class VideoProxy: Sendable {
 
     /// Binds 127.0.0.1 on an ephemeral port and starts serving.
     ///
-    /// - Throws: `VideoError.proxyUnavailable` with the system's reason.
+    /// - Throws: `VideoError.proxyUnavailable` with the reason: already running (its port), or the system's.
     public func start() throws(VideoError) {
         do { try server.start() } catch { throw .proxyUnavailable(reason: error.description) }
     }

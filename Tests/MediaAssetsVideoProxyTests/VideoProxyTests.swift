@@ -46,6 +46,20 @@ struct ProxyFixture {
 }
 
 @Suite struct VideoProxyTests {
+    @Test func startingARunningProxyIsAVideoErrorNamingItsPort() throws {
+        // Given a started proxy
+        let fixture = try ProxyFixture()
+        defer { fixture.tearDown() }
+
+        // When it is started again, then the error is the video module's own, naming the port it serves on
+        #expect {
+            try fixture.proxy.start()
+        } throws: { error in
+            guard case .proxyUnavailable(let reason)? = error as? VideoError else { return false }
+            return reason.contains("\(fixture.proxy.port)")
+        }
+    }
+
     @Test func rangeRequestsAreAnsweredByteExactlyAndTheSecondPlayStaysLocal() async throws {
         // Given a 300 KiB progressive file on the origin
         let fixture = try ProxyFixture()

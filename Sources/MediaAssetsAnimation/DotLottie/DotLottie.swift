@@ -19,7 +19,7 @@ public struct DotLottie: Sendable, Hashable {
     /// v2: the state machines, in manifest order, each checked against its states and the animations.
     public let stateMachines: [DotLottieStateMachine]
 
-    /// Creates a dotLottie from its parts; `read(_:options:)` and `AnimationUtil.exportDotLottie` make one.
+    /// Creates a dotLottie from its parts; `read(_:options:parsing:)` and `AnimationUtil.exportDotLottie` make one.
     package init(
         manifest: DotLottieManifest, animations: [DotLottieAnimation], images: [String: Data],
         themes: [DotLottieTheme] = [], stateMachines: [DotLottieStateMachine] = []

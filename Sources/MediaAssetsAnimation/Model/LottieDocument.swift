@@ -140,11 +140,6 @@ extension LottieDocument {
         }
         return try LottieValidator.makeAnimation(from: parsed, data: data)
     }
-
-    /// Parses and validates a Lottie JSON animation; the same as `LottieDocument.parse(_:options:)`.
-    package init(data: Data, options: LottieParsingOptions = .init()) throws {
-        self = try Self.parse(data, options: options)
-    }
 }
 
 extension LottieDocument {
