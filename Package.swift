@@ -43,7 +43,9 @@ let package = Package(
             dependencies: ["MediaAssets", "CJPEG", "CPNG", "CDynamicCodecs", "CMediaAssetsIO"]
         ),
         .target(name: "MediaAssetsAnimation", dependencies: ["MediaAssets", "MediaAssetsImage", "CZlib"]),
-        .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets"]),
+        // FFmpeg's libraries for video stills, loaded at run time: nothing here is linked
+        .target(name: "CVideoFrames"),
+        .target(name: "MediaAssetsVideo", dependencies: ["MediaAssets", "MediaAssetsImage", "CVideoFrames"]),
         .target(name: "MediaAssetsSQLite", dependencies: ["MediaAssets", "CSQLite"]),
         // The HTTP/1.1 server core (loopback, one polling thread, async handlers) of the proxy and the test origin
         .target(name: "MediaAssetsHTTPServer"),

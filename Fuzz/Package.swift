@@ -10,7 +10,7 @@ import PackageDescription
 let targetNames = [
     "jpeg", "jpeg-incremental", "png", "lottie", "dotlottie", "dotlottie-v2", "webp", "gif", "heif", "thumbhash",
     "hls-playlist", "http-request-head", "proxy-path", "resp-reply", "disk-entry-file", "animation-frames",
-    "sealed-entry", "download-index", "entity-tag", "http-headers", "fetch-policy",
+    "sealed-entry", "download-index", "entity-tag", "http-headers", "fetch-policy", "video-frame",
 ]
 
 let package = Package(

@@ -18,6 +18,12 @@ public enum VideoError: Equatable, MediaAssetsError {
     case resourceChanged(url: URL)
     /// The video proxy could not start serving: it already runs, or no loopback port or thread could be had.
     case proxyUnavailable(reason: String)
+    /// FFmpeg's libraries, which decode video stills, could not be loaded: install `debianPackage`.
+    case decoderMissing(library: String, debianPackage: String, reason: String)
+    /// No still could be taken from the video at `url` (a damaged or unsupported file, or no frame at that time).
+    case frameUnavailable(url: URL, reason: String)
+    /// Taking a still from the video at `url` would pass one of `VideoFrameOptions`' limits.
+    case frameLimitExceeded(url: URL, reason: String)
 
     public var description: String {
         switch self {
@@ -37,6 +43,14 @@ public enum VideoError: Equatable, MediaAssetsError {
             return "\(url.absoluteString) changed at the origin while it was being read; read it again."
         case .proxyUnavailable(let reason):
             return "The video proxy could not start: \(reason)"
+        case .decoderMissing(let library, let debianPackage, let reason):
+            return "Video stills need FFmpeg's \(library), which could not be loaded (\(reason)); install the "
+                + "Debian package \(debianPackage)."
+        case .frameUnavailable(let url, let reason):
+            return "No still could be taken from \(url.absoluteString): \(reason); nothing was cached."
+        case .frameLimitExceeded(let url, let reason):
+            return "A still of \(url.absoluteString) was refused: \(reason); raise the limit in VideoFrameOptions "
+                + "if the file is trusted."
         }
     }
 

@@ -20,6 +20,10 @@ public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
     public var streamBufferPeak = 0
     /// Times a resource was found changed at the origin and its chunks dropped.
     public var invalidations = 0
+    /// Stills decoded by `frame(for:at:style:options:)` (memory and storage hits not counted).
+    public var framesDecoded = 0
+    /// Bytes the demuxer read for those stills, through the cache or the network.
+    public var frameBytesRead = 0
 
     /// Creates zeroed counters.
     package init() {}
@@ -28,7 +32,8 @@ public struct VideoStatistics: Sendable, Hashable, CustomStringConvertible {
         "served from cache \(bytesServedFromCache) B, from downloads \(bytesServedFromDownloads) B, "
             + "fetched \(bytesFetched) B, range requests \(rangeRequests), "
             + "chunks stored \(chunksStored), chunks evicted \(chunksEvicted), joins \(fetchesJoined), "
-            + "invalidations \(invalidations), stream buffer peak \(streamBufferPeak) B"
+            + "invalidations \(invalidations), stream buffer peak \(streamBufferPeak) B, "
+            + "frames decoded \(framesDecoded), frame bytes read \(frameBytesRead) B"
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MediaAssets
+import MediaAssetsImage
 import Synchronization
 
 /// Reads videos by byte ranges, handing bytes on as they arrive and caching them as fixed-size chunks on
@@ -40,6 +41,12 @@ public final class VideoUtil: Sendable {
 
     let state = Mutex(VideoState())
     let probePool = RequestPool<CacheKey, VideoContentInfo>()
+    /// Stills being taken, by the key they are stored under.
+    let framePool = RequestPool<CacheKey, Image>()
+    /// How many stills are demuxed and decoded at once (each on a thread of its own).
+    let frameLimiter = WorkLimiter(limit: 2)
+    /// FFmpeg's libraries for stills: the system's unless a test set others (or a failure to load them).
+    package let frameLibraryOverride = Mutex<Result<FFmpegLibrary, VideoError>?>(nil)
     /// How many chunks one window of an explicit range (`data`, `prefetch`) holds.
     let windowChunkCount: Int
     /// Awaited by a reader just before it joins or registers the fetches of the chunks it is missing: a test

@@ -57,6 +57,7 @@ struct FuzzRegressionTests {
         "entity-tag": fuzzEntityTag,
         "http-headers": fuzzHTTPHeaders,
         "fetch-policy": fuzzFetchPolicy,
+        "video-frame": fuzzVideoFrame,
     ]
 
     static let fuzz = URL(fileURLWithPath: #filePath)

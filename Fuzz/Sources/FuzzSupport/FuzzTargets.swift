@@ -15,7 +15,7 @@ public enum FuzzTargets {
     public static let all: [FuzzTarget] = [
         jpeg, jpegIncremental, png, lottie, dotLottie, dotLottieVersion2, webp, gif, heif, thumbHash, hlsPlaylist,
         httpRequestHead, proxyPath, respReply, diskEntryFile, animationFrames, sealedEntry, downloadIndex,
-        entityTag, httpHeaders, fetchPolicy,
+        entityTag, httpHeaders, fetchPolicy, videoFrame,
     ]
 
     /// The target named `name`, if any.
@@ -104,6 +104,10 @@ public enum FuzzTargets {
     /// Locations followed (loops, limits), address ranges.
     public static let fetchPolicy = FuzzTarget(
         name: "fetch-policy", seeds: ProtocolSeeds.fetchPolicy, parse: fuzzFetchPolicy)
+
+    /// Video stills: FFmpeg's demuxers and decoders reading through the package's I/O context and C glue
+    /// (seeds: the kept corpus of tiny MP4, MPEG-TS and WebM files; a no-op without FFmpeg's libraries).
+    public static let videoFrame = FuzzTarget(name: "video-frame", seeds: { [:] }, parse: fuzzVideoFrame)
 
     /// The video proxy's URL-path parser (base64url origin token and byte range).
     public static let proxyPath = FuzzTarget(
