@@ -11,6 +11,7 @@
 typedef struct { int num; int den; } ma_rational;
 
 #define MA_AVSEEK_FLAG_BACKWARD 1
+#define MA_AVSEEK_FLAG_BYTE 2
 #define MA_AVMEDIA_TYPE_VIDEO 0
 #define MA_AVDISCARD_ALL 48
 #define MA_AV_PIX_FMT_RGBA 26
@@ -445,7 +446,18 @@ int ma_ff_decode_frame(const ma_ff_library *l, void *opaque, ma_ff_read_fn read,
             draining = 0;
             continue;
         }
-        if (!have_frame && draining) break;
+        if (!have_frame && draining) {
+            if (!request->exact || reseeks >= 2 || target_pts <= start_pts) break;
+            // The seek landed past every frame (MPEG-TS seeks by bytes): read again from the start.
+            reseeks = 2;
+            if (l->seek_frame(s.format, index, 0, MA_AVSEEK_FLAG_BYTE) < 0 &&
+                l->seek_frame(s.format, index, start_pts, MA_AVSEEK_FLAG_BACKWARD) < 0) {
+                break;
+            }
+            l->flush_buffers(s.codec);
+            first_after_seek = 1;
+            draining = 0;
+        }
     }
     if (!have_frame) {
         result = fail(l, MA_FF_NO_FRAME, 0, "no frame could be decoded at that time", message, message_size);

@@ -226,4 +226,37 @@ struct VideoFrameTests {
         #expect(after - before <= 128 << 10)
         #expect(video.statistics.framesDecoded == 0)
     }
+
+    @Test func anHLSStillReadsOnlyTheSegmentThatHoldsTheTime() async throws {
+        // Given the movie cut into 2 s MPEG-TS segments by ffmpeg, served as an HLS stream
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        _ = try await Self.makeMovie(in: environment.directory.url)
+        let file = environment.directory.url.appendingPathComponent("movie.mp4")
+        let stream = environment.directory.url.appendingPathComponent("stream", isDirectory: true)
+        try FileManager.default.createDirectory(at: stream, withIntermediateDirectories: true)
+        let ffmpeg = try #require(ChildProcess.executable("ffmpeg"))
+        let cut = try await ChildProcess.run(
+            ffmpeg,
+            [
+                "-v", "error", "-i", file.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
+                stream.appendingPathComponent("index.m3u8").path,
+            ],
+            timeout: .seconds(300))
+        #expect(cut.status == 0, "ffmpeg could not cut the stream: \(cut.output)")
+        let paths = try environment.origin.registerDirectory(stream, at: "/hls")
+        let playlist = environment.origin.url(for: "/hls/index.m3u8")
+        let hls = HLSUtil(manager: environment.manager)
+
+        // When a still at 5.2 s is taken
+        let still = try await hls.frame(for: AssetRequest(url: playlist), at: .time(.milliseconds(5200)))
+
+        // Then it is ffmpeg's frame at 5.2 s of the movie
+        let reference = try await Self.referenceFrame(of: file, at: 5.2, width: 320, height: 240)
+        let psnr = Self.psnr(still.pixels, reference)
+        #expect(psnr >= 40, "PSNR \(psnr) dB")
+        // And only the playlist and the segment from 4 s to 6 s were asked
+        let asked = paths.filter { environment.origin.requestCount(for: $0) > 0 }.sorted()
+        #expect(asked == ["/hls/index.m3u8", "/hls/index2.ts"], "\(asked)")
+    }
 }

@@ -19,40 +19,16 @@ extension VideoUtil {
     ///
     /// - Throws: `VideoError.decoderMissing` when FFmpeg is not installed (naming the Debian package),
     ///   `.frameLimitExceeded` for a video over `options`' limits, `.frameUnavailable` for a damaged or
-    ///   unsupported video, `AssetProcessingError` for a style that cannot be drawn, the errors of
+    ///   unsupported video or a time at or past its end, `AssetProcessingError` for a style that cannot be drawn, the errors of
     ///   `data(for:range:)` for the bytes, and `CancellationError`.
     public func frame(
         for request: AssetRequest, at position: VideoFramePosition,
         style: some ImageProcessing = AvatarStyle.original, options: VideoFrameOptions = .init()
     ) async throws -> Image {
-        let encoder = ImageUtil.Configuration().variantFormat
-        let box = style.targetSize.map { max($0.width, $0.height) * 2 } ?? options.maxPixelSize
-        let still = "frame(\(position.identifier)\(options.exactFrame ? "" : ",key"),\(box))"
-        let key = manager.cacheKey(for: request).variant(still).variant("\(style.identifier)@\(encoder.identifier)")
-        let storageType = configuration.storageType
-        if let image = manager.decodedObjectCache(for: storageType)?.cachedEntry(forKey: key)?.decoded?.value
-            as? Image
-        {
-            return image
-        }
-        if let data = try await manager.readData(forKey: key, storageType: storageType),
-            let image = try? await manager.runtime.runOnExecutor({ try ImageDecoder.decode(data) })
-        {
-            manager.decodedObjectCache(for: storageType)?.insert(
-                CacheEntry(data: data, decoded: DecodedObject(image, cost: image.cost)), forKey: key)
-            return image
-        }
-        try style.validate()
-        return try await framePool.value(for: key) { [self] _ in
-            let frame = try await decodeFrame(of: request, at: position, box: box, options: options)
-            let (styled, data) = try await manager.runtime.runOnExecutor {
-                let styled = style.isOriginal ? frame : try style.process(frame)
-                return (styled, try encoder.encode(styled))
-            }
-            let entry = CacheEntry(
-                data: data, metadata: CacheMetadata(created: Date()), decoded: DecodedObject(styled, cost: styled.cost))
-            try await manager.store(entry, forKey: key, storageType: storageType)
-            return styled
+        try await StillCache(manager: manager, storageType: configuration.storageType, pool: framePool).still(
+            of: manager.cacheKey(for: request), at: position, style: style, options: options
+        ) { [self] box in
+            try await decodeFrame(of: request, at: position, box: box, options: options)
         }
     }
 
@@ -73,6 +49,20 @@ extension VideoUtil {
         let source = FrameSource(
             url: request.url, length: length, blockSize: configuration.chunkSize, byteLimit: options.maxBytesRead
         ) { [self] range in try await data(for: request, range: range) }
+        let outcome = try await Self.decode(
+            source, at: position, box: box, options: options, library: library, limiter: frameLimiter)
+        state.withLock {
+            $0.statistics.frameBytesRead += source.bytesRead
+            if case .success = outcome { $0.statistics.framesDecoded += 1 }
+        }
+        return try outcome.get(source: source, url: request.url)
+    }
+
+    /// Decodes the frame at `position` of `source` on a thread of its own, once `limiter` admits it.
+    package static func decode(
+        _ source: FrameSource, at position: VideoFramePosition, box: Int, options: VideoFrameOptions,
+        library: FFmpegLibrary, limiter: WorkLimiter
+    ) async throws -> FrameOutcome {
         var frameRequest = ma_ff_frame_request()
         switch position {
         case .time(let time):
@@ -88,25 +78,11 @@ extension VideoUtil {
         frameRequest.max_source_pixels = Int64(options.maxSourcePixelCount)
         frameRequest.io_buffer_size = 32 << 10
         let parameters = frameRequest
-        let outcome = try await frameLimiter.run {
+        return try await limiter.run {
             await withTaskCancellationHandler {
-                await Self.runOnOwnThread { Self.decodeFrame(library: library, source: source, request: parameters) }
+                await runOnOwnThread { decodeFrame(library: library, source: source, request: parameters) }
             } onCancel: {
                 source.cancel()
-            }
-        }
-        state.withLock {
-            $0.statistics.frameBytesRead += source.bytesRead
-            if case .success = outcome { $0.statistics.framesDecoded += 1 }
-        }
-        switch outcome {
-        case .success(let image): return image
-        case .failure(let code, let reason):
-            if let error = source.error { throw error }
-            switch code {
-            case Int32(MA_FF_TOO_LARGE):
-                throw VideoError.frameLimitExceeded(url: request.url, reason: reason)
-            default: throw VideoError.frameUnavailable(url: request.url, reason: reason)
             }
         }
     }
@@ -115,6 +91,18 @@ extension VideoUtil {
     package enum FrameOutcome: Sendable {
         case success(Image)
         case failure(Int32, String)
+
+        /// The image, or the error that explains the failure best: the source's own (a fetch, a limit,
+        /// cancellation), else FFmpeg's.
+        func get(source: FrameSource, url: URL) throws -> Image {
+            switch self {
+            case .success(let image): return image
+            case .failure(let code, let reason):
+                if let error = source.error { throw error }
+                if code == Int32(MA_FF_TOO_LARGE) { throw VideoError.frameLimitExceeded(url: url, reason: reason) }
+                throw VideoError.frameUnavailable(url: url, reason: reason)
+            }
+        }
     }
 
     /// Demuxes `source` and decodes the frame `request` asks for, on the calling thread (which blocks while

@@ -1,5 +1,6 @@
 import Foundation
 import MediaAssets
+import MediaAssetsImage
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -32,6 +33,9 @@ public final class HLSUtil: Sendable {
     let sleep: @Sendable (Duration) async throws -> Void
     let fetches = RequestPool<CacheKey, Data>()
     let counters = Mutex(HLSStatistics())
+    /// Stills being taken, by the key they are stored under, and how many are decoded at once.
+    let framePool = RequestPool<CacheKey, Image>()
+    let frameLimiter = WorkLimiter(limit: 2)
 
     /// Creates a util storing through `manager` in `storageType`.
     ///
