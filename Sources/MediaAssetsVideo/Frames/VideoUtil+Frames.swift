@@ -19,8 +19,8 @@ extension VideoUtil {
     ///
     /// - Throws: `VideoError.decoderMissing` when FFmpeg is not installed (naming the Debian package),
     ///   `.frameLimitExceeded` for a video over `options`' limits, `.frameUnavailable` for a damaged or
-    ///   unsupported video or a time at or past its end, `AssetProcessingError` for a style that cannot be drawn, the errors of
-    ///   `data(for:range:)` for the bytes, and `CancellationError`.
+    ///   unsupported video or a time at or past its end, `AssetProcessingError` for a style that cannot be
+    ///   drawn, the errors of `data(for:range:)` for the bytes, and `CancellationError`.
     public func frame(
         for request: AssetRequest, at position: VideoFramePosition,
         style: some ImageProcessing = AvatarStyle.original, options: VideoFrameOptions = .init()
