@@ -100,7 +100,8 @@ let package = Package(
         .executableTarget(
             name: "video-example",
             dependencies: [
-                "ExampleSupport", "MediaAssets", "MediaAssetsVideo", "MediaAssetsVideoProxy", "SampleOrigin",
+                "ExampleSupport", "MediaAssets", "MediaAssetsImage", "MediaAssetsVideo", "MediaAssetsVideoProxy",
+                "SampleOrigin",
             ],
             path: "Examples/video-example"
         ),

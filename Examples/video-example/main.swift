@@ -6,6 +6,7 @@ let usage = """
            video-example URL [--range START-END] [--out FILE] [--cache DIR]
            video-example [URL] --download DIR [--timeout SECONDS] [--cache DIR]
            video-example [URL] --proxy [--cache DIR]
+           video-example --feed DIR_OR_URLS [--swipe SECONDS] [--cache DIR]
 
     Reads a video by byte ranges through VideoUtil, caching 1 MiB chunks.
 
@@ -26,12 +27,18 @@ let usage = """
       --proxy            serves the URL through the caches on 127.0.0.1 and prints the proxy URL at
                          once (flushed); runs until SIGINT or SIGTERM. Without a URL: a generated
                          HLS stream
+      --feed DIR_OR_URLS plays a feed through the proxy: the videos in DIR (served by an embedded origin)
+                         or comma-separated URLs, one after another, swiping every few seconds while a
+                         VideoPreloader readies the next items and their posters; prints each item's
+                         time to first byte and the origin bytes
+      --swipe SECONDS    how long each item of a feed plays (default 3)
       --cache DIR        the disk cache directory (default: <temp>/mediaassets-video-example,
                          emptied at start)
     """
 
 await ExampleRun.main(
-    "video-example", usage: usage, valueOptions: ["--cache", "--out", "--range", "--download", "--timeout"],
+    "video-example", usage: usage,
+    valueOptions: ["--cache", "--out", "--range", "--download", "--timeout", "--feed", "--swipe"],
     flags: ["--proxy"]
 ) { arguments in
     guard arguments.inputs.count <= 1 else {
@@ -54,6 +61,16 @@ await ExampleRun.main(
         return 0
     }
     guard timeout == nil else { throw ExampleError.usage(reason: "--timeout goes with --download") }
+    if let feed = arguments.value("--feed") {
+        let swipe = try arguments.value("--swipe").map { text in
+            guard let seconds = Double(text), seconds > 0 else {
+                throw ExampleError.usage(reason: "--swipe takes a number of seconds above 0, got '\(text)'")
+            }
+            return seconds
+        }
+        try await FeedCommand.run(feed: feed, swipeSeconds: swipe ?? 3, cacheDirectory: cacheDirectory)
+        return 0
+    }
     if arguments.has("--proxy") {
         try await HLSCommands.proxy(input: arguments.inputs.first, cacheDirectory: cacheDirectory)
         return 0

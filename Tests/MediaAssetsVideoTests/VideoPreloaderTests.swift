@@ -1,5 +1,6 @@
 import Foundation
 import MediaAssets
+import MediaAssetsImage
 import MediaAssetsVideo
 import SampleOrigin
 import Synchronization
@@ -202,5 +203,43 @@ struct VideoPreloaderTests {
         #expect(preloader.state(at: 1) == .ready(bytes: 3 * (64 << 10)))
         await video.waitForPendingStores()
         #expect(Self.rangeStarts(environment.origin, "/feed/1.mp4").allSatisfy { $0 < 3 * (64 << 10) })
+    }
+
+    @Test func postersOfTheWindowAreTakenWithinEachItemsShare() async throws {
+        // Given a preloader that takes a 64 px poster at 1 s of each item
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let feed = try await Self.makeFeed(environment, count: 3)
+        let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
+        let style: ImageProcessors.Resize = .resize(size: PixelSize(width: 64, height: 64))
+        let preloader = VideoPreloader(
+            video: video,
+            configuration: .init(
+                itemsAhead: 2, itemsBehind: 0, amount: .seconds(2), byteBudget: 1 << 20,
+                posterPosition: .time(.seconds(1)), posterStyle: style))
+        defer { preloader.stop() }
+
+        // When items 1 and 2 are preloaded
+        preloader.setItems(feed)
+        preloader.setCurrentIndex(0)
+        try await waitUntil("items 1 and 2 preloaded") { [1, 2].allSatisfy { Self.isDone(preloader.state(at: $0)) } }
+        await video.waitForPendingStores()
+
+        // Then their posters are cached: asking for them decodes and fetches nothing more
+        let decoded = video.statistics.framesDecoded
+        let requests = environment.origin.requestCount(for: "/feed/1.mp4")
+        let poster = try await video.frame(for: feed[1], at: .time(.seconds(1)), style: style)
+        #expect(poster.height == 64)
+        #expect(decoded == 2)
+        #expect(video.statistics.framesDecoded == decoded)
+        #expect(environment.origin.requestCount(for: "/feed/1.mp4") == requests)
+        // And each item's preload and poster together stayed within its share of the budget
+        for index in [1, 2] {
+            guard case .ready(let bytes) = preloader.state(at: index) else {
+                Issue.record("item \(index): \(String(describing: preloader.state(at: index)))")
+                continue
+            }
+            #expect(bytes > 0 && bytes <= (1 << 20) / 2, "item \(index): \(bytes) B")
+        }
     }
 }

@@ -33,10 +33,14 @@ package final class FrameSource: @unchecked Sendable {
     }
     private let shared = Mutex(Shared())
 
+    /// Where the blocks read are also tallied, beside other reads of the same video.
+    let tally: VideoUtil.BlockTally?
+
     package init(
-        url: URL, length: Int, blockSize: Int, byteLimit: Int,
+        url: URL, length: Int, blockSize: Int, byteLimit: Int, tally: VideoUtil.BlockTally? = nil,
         fetch: @escaping @Sendable (Range<Int>) async throws -> Data
     ) {
+        self.tally = tally
         self.url = url
         self.length = length
         self.blockSize = max(4096, blockSize)
@@ -76,6 +80,7 @@ package final class FrameSource: @unchecked Sendable {
             if isNew {
                 blocksRead.insert(start)
                 bytesRead += range.count
+                tally?.add(start: start, count: range.count)
                 onProgress?(bytesRead)
             }
             block = (range, data)

@@ -2,6 +2,7 @@ import CVideoFrames
 import Foundation
 import MediaAssets
 import MediaAssetsImage
+import Synchronization
 
 extension VideoUtil {
     /// A still of the video `request` names, at `position`, in `style`: a poster for a feed, a chat's
@@ -25,11 +26,29 @@ extension VideoUtil {
         for request: AssetRequest, at position: VideoFramePosition,
         style: some ImageProcessing = AvatarStyle.original, options: VideoFrameOptions = .init()
     ) async throws -> Image {
+        try await frame(for: request, at: position, style: style, options: options, bytesRead: nil)
+    }
+
+    /// `frame(for:at:style:options:)`, adding the blocks its demuxer read (none for a cached still) to
+    /// `bytesRead`.
+    package func frame(
+        for request: AssetRequest, at position: VideoFramePosition, style: some ImageProcessing,
+        options: VideoFrameOptions, bytesRead: BlockTally?
+    ) async throws -> Image {
         try await StillCache(manager: manager, storageType: configuration.storageType, pool: framePool).still(
             of: manager.cacheKey(for: request), at: position, style: style, options: options
         ) { [self] box in
-            try await decodeFrame(of: request, at: position, box: box, options: options)
+            try await decodeFrame(of: request, at: position, box: box, options: options, bytesRead: bytesRead)
         }
+    }
+
+    /// The distinct blocks several reads of one video touched (a preload and its poster), and their bytes.
+    package final class BlockTally: Sendable {
+        private let blocks = Mutex<[Int: Int]>([:])
+        package init() {}
+        /// The bytes of the distinct blocks added.
+        package var value: Int { blocks.withLock { $0.values.reduce(0, +) } }
+        func add(start: Int, count: Int) { blocks.withLock { $0[start] = count } }
     }
 
     /// `frame(for:at:style:options:)` of a plain request for `url`.
@@ -42,12 +61,14 @@ extension VideoUtil {
 
     /// Demuxes and decodes one frame through the chunk cache on a thread of its own, scaled to fit `box`.
     package func decodeFrame(
-        of request: AssetRequest, at position: VideoFramePosition, box: Int, options: VideoFrameOptions
+        of request: AssetRequest, at position: VideoFramePosition, box: Int, options: VideoFrameOptions,
+        bytesRead: BlockTally? = nil
     ) async throws -> Image {
         let library = try (frameLibraryOverride.withLock { $0 } ?? FFmpegLibrary.system).get()
         let length = try await contentInfo(for: request).length
         let source = FrameSource(
-            url: request.url, length: length, blockSize: configuration.chunkSize, byteLimit: options.maxBytesRead
+            url: request.url, length: length, blockSize: configuration.chunkSize, byteLimit: options.maxBytesRead,
+            tally: bytesRead
         ) { [self] range in try await data(for: request, range: range) }
         let outcome = try await Self.decode(
             source, at: position, box: box, options: options, library: library, limiter: frameLimiter)

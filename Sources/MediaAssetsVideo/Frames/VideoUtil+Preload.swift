@@ -13,7 +13,7 @@ extension VideoUtil {
     /// or the first `byteLimit` bytes when `seconds` is `nil` or FFmpeg is not installed. Never reads more than
     /// `byteLimit` bytes of distinct chunks; returns how many it read (cached or fetched).
     package func preload(
-        _ request: AssetRequest, seconds: Double?, byteLimit: Int,
+        _ request: AssetRequest, seconds: Double?, byteLimit: Int, tally: BlockTally? = nil,
         progress: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws -> Int {
         let chunk = configuration.chunkSize
@@ -22,11 +22,18 @@ extension VideoUtil {
             let count = min(length, byteLimit / chunk * chunk)
             guard count > 0 else { return 0 }
             try await prefetch(for: request, byteCount: count)
+            var start = 0
+            while start < count {
+                tally?.add(start: start, count: min(chunk, count - start))
+                start += chunk
+            }
             progress(count)
             return count
         }
         let length = try await contentInfo(for: request).length
-        let source = FrameSource(url: request.url, length: length, blockSize: chunk, byteLimit: byteLimit) {
+        let source = FrameSource(
+            url: request.url, length: length, blockSize: chunk, byteLimit: byteLimit, tally: tally
+        ) {
             [self] range in try await data(for: request, range: range)
         }
         source.onProgress = progress

@@ -41,13 +41,14 @@ public final class VideoPreloader: Sendable {
         /// (`VideoUtil.frame(for:at:style:options:)` in `posterStyle`), for the feed to show before it plays.
         public var posterPosition: VideoFramePosition?
         /// The style of those stills.
-        public var posterStyle: AvatarStyle
+        public var posterStyle: any ImageProcessing
 
         /// Creates a configuration: 3 items ahead and 1 behind, 3 seconds of each, 24 MiB in all, 2 at a time,
         /// no posters.
         public init(
             itemsAhead: Int = 3, itemsBehind: Int = 1, amount: Amount = .seconds(3), byteBudget: Int = 24 << 20,
-            concurrency: Int = 2, posterPosition: VideoFramePosition? = nil, posterStyle: AvatarStyle = .original
+            concurrency: Int = 2, posterPosition: VideoFramePosition? = nil,
+            posterStyle: any ImageProcessing = AvatarStyle.original
         ) {
             self.itemsAhead = max(0, itemsAhead)
             self.itemsBehind = max(0, itemsBehind)
@@ -277,17 +278,22 @@ public final class VideoPreloader: Sendable {
                 seconds = nil
                 limit = min(byteLimit, count)
             }
-            var bytes = try await video.preload(request, seconds: seconds, byteLimit: limit) { [weak self] bytes in
-                self?.report(.loading(bytes: bytes), index: index, generation: generation)
+            let tally = VideoUtil.BlockTally()
+            let bytes = try await video.preload(request, seconds: seconds, byteLimit: limit, tally: tally) {
+                [weak self] bytes in self?.report(.loading(bytes: bytes), index: index, generation: generation)
             }
             if let position = configuration.posterPosition, !Task.isCancelled {
-                let before = video.statistics.frameBytesRead
-                _ = try await video.frame(
-                    for: request, at: position, style: configuration.posterStyle,
-                    options: VideoFrameOptions(maxBytesRead: max(video.configuration.chunkSize, byteLimit - bytes)))
-                bytes += max(0, video.statistics.frameBytesRead - before)
+                // The poster reads the index and the frame's group again (cached) and may need new blocks: its
+                // reads stay within what is left of the item's share.
+                do {
+                    _ = try await video.frame(
+                        for: request, at: position, style: configuration.posterStyle,
+                        options: VideoFrameOptions(maxBytesRead: max(0, byteLimit - bytes)), bytesRead: tally)
+                } catch VideoError.frameLimitExceeded {
+                    // No room left in the share: the item is preloaded, its poster is taken when shown.
+                }
             }
-            outcome = .ready(bytes: bytes)
+            outcome = .ready(bytes: tally.value)
         } catch is CancellationError {
             outcome = .cancelled
         } catch {
