@@ -161,20 +161,25 @@ private struct ProxyChild {
 }
 
 /// The origin of the rows: nginx (`/usr/sbin/nginx`) on a port of its own, else a SampleOrigin.
-private struct BenchmarkOrigin {
+struct BenchmarkOrigin {
     let name: String
     let url: URL
     let stop: () -> Void
+    /// The body bytes sent since the last `resetBytesSent()` (nginx's access log, or SampleOrigin's records).
+    var bytesSent: () -> Int = { 0 }
+    var resetBytesSent: () -> Void = {}
 
     static func start(serving file: URL, scratch: URL) throws -> BenchmarkOrigin {
         if let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first(where: FileManager.default.isExecutableFile) {
             return try startNginx(nginx, serving: file, scratch: scratch)
         }
         let origin = SampleOrigin()
-        try origin.registerDirectory(file.deletingLastPathComponent(), at: "/media")
+        let paths = try origin.registerDirectory(file.deletingLastPathComponent(), at: "/media")
         try origin.start()
         return BenchmarkOrigin(
-            name: "SampleOrigin", url: origin.url(for: "/media/" + file.lastPathComponent), stop: { origin.stop() })
+            name: "SampleOrigin", url: origin.url(for: "/media/" + file.lastPathComponent), stop: { origin.stop() },
+            bytesSent: { paths.flatMap { origin.requests(for: $0) }.map(\.bodyBytesSent).reduce(0, +) },
+            resetBytesSent: { origin.resetLog() })
     }
 
     private static func startNginx(_ nginx: String, serving file: URL, scratch: URL) throws -> BenchmarkOrigin {
@@ -189,7 +194,8 @@ private struct BenchmarkOrigin {
             pid \(prefix.path)/nginx.pid;
             events { worker_connections 64; }
             http {
-                access_log off;
+                log_format bytes '$body_bytes_sent';
+                access_log \(prefix.path)/bytes.log bytes;
                 sendfile on;
                 types { video/mp4 mp4; }
                 client_body_temp_path \(prefix.path)/body;
@@ -221,13 +227,21 @@ private struct BenchmarkOrigin {
             process.terminate()
             throw BenchmarkFailure("nginx did not start (see \(prefix.path)/error.log)")
         }
-        return BenchmarkOrigin(name: "nginx", url: url) {
-            // Without a master process nginx may sit out SIGTERM; it gets a moment, then SIGKILL.
-            kill(process.processIdentifier, SIGQUIT)
-            for _ in 0..<100 where process.isRunning { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        let log = prefix.appendingPathComponent("bytes.log")
+        return BenchmarkOrigin(
+            name: "nginx", url: url,
+            stop: {
+                // Without a master process nginx may sit out SIGTERM; it gets a moment, then SIGKILL.
+                kill(process.processIdentifier, SIGQUIT)
+                for _ in 0..<100 where process.isRunning { usleep(20_000) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+            },
+            bytesSent: {
+                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                return text.split(separator: "\n").compactMap { Int($0) }.reduce(0, +)
+            },
+            resetBytesSent: { _ = truncate(log.path, 0) })
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 // Usage: benchmarks [--filter GROUP] [--json PATH]   (--burst MODE, --decode-peak FILE, --animation-window MODE,
-// --video-proxy-child URL DIR: internal, one row's child process)
+// --video-proxy-child URL DIR, --poster-peak URL DIR: internal, one row's child process)
 // --disk-million adds 1,000,000 entries to the disk-scale rows (about a minute to write them).
 // Groups run in order; --filter keeps the groups whose name contains GROUP.
 let arguments = CommandLine.arguments
@@ -32,6 +32,13 @@ if let origin = option("--video-proxy-child"), let index = arguments.firstIndex(
     exit(0)
 }
 
+// A poster row's child process (see VideoFeedBenchmarks.swift).
+if let url = option("--poster-peak"), let index = arguments.firstIndex(of: "--poster-peak"), index + 2 < arguments.count
+{
+    try await runPosterPeakInThisProcess(url: url, cache: arguments[index + 2])
+    exit(0)
+}
+
 let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("memory", runMemoryBenchmarks),
     ("disk", runDiskBenchmarks),
@@ -55,6 +62,7 @@ let groups: [(name: String, run: (BenchmarkTable) async throws -> Void)] = [
     ("video", runVideoBenchmarks),
     ("video-streaming", runVideoStreamingBenchmarks),
     ("video-proxy", runVideoProxyBenchmarks),
+    ("video-feed", runVideoFeedBenchmarks),
 ]
 
 let table = BenchmarkTable()
