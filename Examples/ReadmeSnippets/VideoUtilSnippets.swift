@@ -1,5 +1,6 @@
 import Foundation
 import MediaAssets
+import MediaAssetsImage
 import MediaAssetsVideo
 
 // README: "Quick start: VideoUtil"
@@ -25,4 +26,17 @@ func quickStartDownloads(manager: AssetsManager, directory: URL) async throws {
     }
     let video = VideoUtil(manager: manager, downloads: downloads)  // the download first, then cache, network
     print(try await video.contentInfo(for: film.url).length)
+}
+
+// DocC (MediaAssetsVideo): "Stills and feeds"
+func showFeed(video: VideoUtil, feed: [URL]) async throws {
+    let poster = try await video.frame(for: feed[0], at: .fraction(0.1), style: .circle(diameter: 96))
+    print(poster.width, poster.height)  // a styled still, stored for the next ask
+
+    let preloader = VideoPreloader(video: video, configuration: .init(itemsAhead: 3, byteBudget: 24 << 20))
+    preloader.setItems(feed.map { AssetRequest(url: $0) })
+    preloader.setCurrentIndex(0)  // and again on every swipe
+    for await update in preloader.updates() {
+        print(update.index, update.state)  // queued, loading, ready, failed, cancelled
+    }
 }

@@ -79,13 +79,17 @@ extension VideoUtil {
     func adopt(_ info: VideoContentInfo, key: CacheKey) async -> ResourceState {
         let resource = ResourceState(info: info, isCacheable: isCacheable(info.length))
         state.withLock { $0._remember(key, resource) }
-        let record = ChunkRecord(info: info, chunkSize: configuration.chunkSize)
-        if resource.isCacheable, let bytes = try? record.encoded() {
-            let entry = CacheEntry(data: bytes, metadata: metadata(for: info))
-            // A record that fails to store only costs a probe next time.
-            try? await manager.store(entry, forKey: key.chunkRecord, storageType: configuration.storageType)
-        }
+        if resource.isCacheable { await storeRecord(of: info, key: key) }
         return resource
+    }
+
+    /// Stores the `#meta` record of `info` (the content's length, type and validators, and the chunk size).
+    private func storeRecord(of info: VideoContentInfo, key: CacheKey) async {
+        let record = ChunkRecord(info: info, chunkSize: configuration.chunkSize)
+        guard let bytes = try? record.encoded() else { return }
+        let entry = CacheEntry(data: bytes, metadata: metadata(for: info))
+        // A record that fails to store only costs a probe next time.
+        try? await manager.store(entry, forKey: key.chunkRecord, storageType: configuration.storageType)
     }
 
     /// The metadata every chunk and record of `info` carries; its ETag ties chunks to their content.
@@ -149,20 +153,28 @@ extension VideoUtil {
     }
 
     /// Adopts what a probe learnt and lets its body go on (when cacheable) in a detached fetch of `span`.
+    ///
+    /// The fetch is registered in the same step that makes the resource known: a reader that finds the
+    /// resource known while the record is still being stored finds chunk 0 under way and joins it.
     private func adoptProbed(
         _ info: VideoContentInfo, key: CacheKey, body: ResponseBody, span: Range<Int>, url: URL
     ) async -> VideoContentInfo {
-        let resource = await adopt(info, key: key)
+        let resource = ResourceState(info: info, isCacheable: isCacheable(info.length))
         guard resource.isCacheable, !span.isEmpty else {
             body.cancel()  // playing through uncached: the bytes are fetched where a read needs them
+            await adopt(info, key: key)
             return info
         }
         let layout = ChunkLayout(chunkSize: configuration.chunkSize, length: info.length)
         let keep = 0..<min(configuration.chunkSize, info.length)
         let fetch = makeFetch(key: key, info: info, layout: layout, bytes: span, stores: true, isDetached: true)
         fetch.begin(span: span, keep: keep)
-        state.withLock { $0._register(fetch, chunks: layout.chunks(covering: span)) }
+        state.withLock { state in
+            state._remember(key, resource)
+            state._register(fetch, chunks: layout.chunks(covering: span))
+        }
         launch(fetch) { [self] in try await feed(fetch, from: body, url: url, requested: keep) }
+        await storeRecord(of: info, key: key)
         return info
     }
 

@@ -88,6 +88,54 @@ struct VideoFrameTests {
         let sent = requests.map(\.bodyBytesSent).reduce(0, +)
         #expect(video.statistics.framesDecoded == 1)
         #expect(sent < movie.count, "sent \(sent) of \(movie.count) B in \(ranges)")
+        // And the blocks asked are the head, the moov's, and the samples from the keyframe at 6 s to the frame
+        // at 6.4 s (plus at most the block after it: the decoder holds a frame back for the B-frames it reorders)
+        let layout = try await Self.layout(of: file, keyframeAt: 6, frameAt: 6.4)
+        let block = 64 << 10
+        let needed = Set(
+            [0] + Array(layout.moov.lowerBound / block...(layout.moov.upperBound - 1) / block)
+                + Array(layout.samples.lowerBound / block...(layout.samples.upperBound - 1) / block))
+        let asked = Set(starts.map { $0 / block })
+        let allowed = needed.union([(layout.samples.upperBound - 1) / block + 1])
+        #expect(
+            needed.isSubset(of: asked) && asked.isSubset(of: allowed),
+            "asked \(asked.sorted()), needed \(needed.sorted())")
+    }
+
+    /// Where `file`'s moov box is, and the bytes from the video sample of the keyframe at `keyframe` seconds to
+    /// the end of the sample shown at `frame` seconds (read off the file's boxes and ffprobe's packet list).
+    static func layout(
+        of file: URL, keyframeAt keyframe: Double, frameAt frame: Double
+    ) async throws -> (moov: Range<Int>, samples: Range<Int>) {
+        let data = try Data(contentsOf: file)
+        var offset = 0
+        var moov = 0..<0
+        while offset + 8 <= data.count {
+            let size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            if String(decoding: data[offset + 4..<offset + 8], as: UTF8.self) == "moov" {
+                moov = offset..<offset + size
+            }
+            guard size >= 8 else { break }
+            offset += size
+        }
+        let ffprobe = try #require(ChildProcess.executable("ffprobe"))
+        let listed = try await ChildProcess.run(
+            ffprobe,
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,pos,size", "-of", "csv=p=0",
+                file.path,
+            ],
+            timeout: .seconds(120))
+        let packets: [(time: Double, position: Int, size: Int)] = listed.output.split(separator: "\n").compactMap {
+            let fields = $0.split(separator: ",")
+            guard fields.count >= 3, let time = Double(fields[0]), let size = Int(fields[1]),
+                let position = Int(fields[2])
+            else { return nil }
+            return (time, position, size)
+        }
+        let first = try #require(packets.first { abs($0.time - keyframe) < 0.001 })
+        let last = try #require(packets.first { abs($0.time - frame) < 0.001 })
+        return (moov, first.position..<last.position + last.size)
     }
 
     @Test func aStyledStillIsStoredAndTheNextAskDecodesNothing() async throws {

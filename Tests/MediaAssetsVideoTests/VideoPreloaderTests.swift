@@ -242,4 +242,41 @@ struct VideoPreloaderTests {
             #expect(bytes > 0 && bytes <= (1 << 20) / 2, "item \(index): \(bytes) B")
         }
     }
+
+    @Test func aPreloadCancelledMidChunkKeepsThatChunk() async throws {
+        // Given a feed whose second item's origin holds requests at a gate, and a preloader of one item ahead
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let feed = try await Self.makeFeed(environment, count: 4)
+        var gated = SampleOrigin.Behavior.normal
+        gated.gated = true
+        environment.origin.setBehavior("/feed/1.mp4", gated)
+        let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
+        let preloader = VideoPreloader(video: video, configuration: .init(itemsAhead: 1, itemsBehind: 0))
+        defer { preloader.stop() }
+
+        // When item 1's preload has its probe answered and its next block's request held at the gate
+        preloader.setItems(feed)
+        preloader.setCurrentIndex(0)
+        try await environment.origin.waitForInFlight(path: "/feed/1.mp4", count: 1)
+        environment.origin.release("/feed/1.mp4")
+        try await environment.origin.waitForRequests(path: "/feed/1.mp4", count: 2)
+        try await environment.origin.waitForInFlight(path: "/feed/1.mp4", count: 1)
+        let held = try #require(environment.origin.requests(for: "/feed/1.mp4").last?.headers["range"])
+        // And the user swipes past it, so its preload is cancelled, then the held request goes on
+        preloader.setCurrentIndex(2)
+        try await waitUntil("item 1's preload cancelled") { preloader.state(at: 1) == nil }
+        environment.origin.setBehavior("/feed/1.mp4", .normal)
+        try await waitUntil("the held request answered") { environment.origin.inFlight(for: "/feed/1.mp4") == 0 }
+        await video.waitForPendingStores()
+
+        // Then the chunk it was fetching was kept: reading it asks the origin nothing more, and no range of the
+        // item was asked twice
+        let requests = environment.origin.requestCount(for: "/feed/1.mp4")
+        let start = try #require(Int(held.dropFirst(6).prefix { $0 != "-" }))
+        _ = try await video.data(for: feed[1], range: start..<(start + 1))
+        #expect(environment.origin.requestCount(for: "/feed/1.mp4") == requests, "held \(held)")
+        let starts = Self.rangeStarts(environment.origin, "/feed/1.mp4")
+        #expect(Set(starts).count == starts.count, "\(starts)")
+    }
 }

@@ -15,6 +15,7 @@ enum VideoScenario {
         try await utilReads(&context)
         try await proxyReads(&context)
         try await ffmpegReads(&context)
+        try await feedReads(&context)
     }
 
     /// Reads through `VideoUtil` (its default chunks and windows): every byte as the origin's; origin bytes at
@@ -222,6 +223,77 @@ enum VideoScenario {
 }
 
 extension VideoScenario {
+    /// A feed of real MP4s swiped through as a user does (mostly on, sometimes back, sometimes far) with a
+    /// `VideoPreloader` on: every byte the player reads is the origin's, no chunk of any item is sent twice,
+    /// and the preloaded-but-unplayed bytes never pass the budget at any update.
+    static func feedReads(_ context: inout ScenarioContext) async throws {
+        let log = context.log
+        guard let ffmpeg = ChildProcess.executable("ffmpeg") else {
+            return log.skip("ffmpeg not installed: the feed did not run")
+        }
+        let movie = try await SharedMovie.make(ffmpeg: ffmpeg)
+        let origin = context.origin
+        let count = context.int(6...12)
+        let paths = (0..<count).map { "/feed/\($0).mp4" }
+        for path in paths { origin.register(path, data: movie, contentType: "video/mp4") }
+        let manager = try context.makeManager("video-feed")
+        let chunk = [64 << 10, 256 << 10][context.int(0...1)]
+        let video = VideoUtil(manager: manager, configuration: .init(chunkSize: chunk))
+        let budget = context.int(4...16) * chunk
+        let configuration = VideoPreloader.Configuration(
+            itemsAhead: context.int(1...3), itemsBehind: context.int(0...1),
+            amount: .seconds(Double(context.int(1...4))),
+            byteBudget: budget, concurrency: context.int(1...2),
+            posterPosition: context.int(0...1) == 0 ? nil : .time(.seconds(1)))
+        let preloader = VideoPreloader(video: video, configuration: configuration)
+        let peak = Mutex(0)
+        let cancelled = Mutex<[Int: Int]>([:])
+        let stream = preloader.updates()
+        let watcher = Task {
+            for await update in stream {
+                let held = preloader.heldBytes
+                peak.withLock { $0 = max($0, held) }
+                if update.state == .cancelled { cancelled.withLock { $0[update.index, default: 0] += 1 } }
+            }
+        }
+        let items = paths.map { AssetRequest(url: origin.url(for: $0)) }
+        preloader.setItems(items)
+        var index = 0
+        var swipes: [Int] = []
+        for _ in 0..<context.int(8...16) {
+            let step = [1, 1, 1, 1, -1, 2, 3][context.int(0...6)]
+            index = max(0, min(count - 1, index + step))
+            swipes.append(index)
+            preloader.setCurrentIndex(index)
+            // The player reads a seeded head of the item (a user who watches a bit and swipes on).
+            let want = context.int((64 << 10)...min(movie.count, 2 << 20))
+            var got = Data()
+            for try await piece in video.stream(for: items[index], range: 0..<want) { got.append(piece) }
+            log.check(got == movie.prefix(want), "bytes", "feed item \(index): the player read other bytes")
+        }
+        preloader.stop()
+        watcher.cancel()
+        await video.waitForPendingStores()
+        try? await waitUntil("the feed's fetches end", timeout: .seconds(30)) {
+            paths.allSatisfy { origin.inFlight(for: $0) == 0 }
+        }
+        for path in paths {
+            // A request cancelled before its answer carried a byte (a probe whose asker left) fetched nothing.
+            let starts = origin.requests(for: path).filter { $0.bodyBytesSent > 0 }.compactMap { $0.headers["range"] }
+                .compactMap { Int($0.dropFirst(6).prefix { $0 != "-" }) }
+            log.check(
+                Set(starts).count == starts.count, "fetched-once",
+                "feed \(path): a chunk was fetched twice (preloads cancelled: \(cancelled.withLock { $0 })): "
+                    + ranges(origin, path))
+        }
+        let held = peak.withLock { $0 }
+        log.check(held <= budget, "budget", "the preloader held \(held) bytes over its budget of \(budget)")
+        await manager.shutdown()
+        log.note(
+            "feed of \(count) MP4s, \(chunk >> 10) KiB chunks, swipes \(swipes), budget \(budget >> 10) KiB "
+                + "(peak held \(held >> 10) KiB), origin \(paths.map(origin.resourceBytesSent).reduce(0, +) >> 10) KiB")
+    }
+
     /// `ffmpeg -ss T` with nginx as the origin (where it is installed): straight from nginx and through the proxy,
     /// the same frame, and the proxy's bytes from nginx (its access log) at most 1.25 × the direct read's + 1 MiB.
     static func nginxReads(_ context: inout ScenarioContext, ffmpeg: URL, movie: Data, seek: Int) async throws {

@@ -27,9 +27,10 @@ package final class FrameSource: @unchecked Sendable {
     var onProgress: (@Sendable (Int) -> Void)?
 
     private struct Shared {
-        var task: Task<Void, Never>?
         var isCancelled = false
         var error: (any Error)?
+        /// What the decoding thread waits on while a block is fetched.
+        var waiting: DispatchSemaphore?
     }
     private let shared = Mutex(Shared())
 
@@ -51,14 +52,15 @@ package final class FrameSource: @unchecked Sendable {
     /// The error that ended a read, if one did (it explains FFmpeg's failure better than FFmpeg can).
     var error: (any Error)? { shared.withLock { $0.error } }
 
-    /// Makes the next read fail and cancels the fetch in flight.
+    /// Makes the read under way and every later one fail at once. The block being fetched is not cancelled: its
+    /// chunk goes on to the cache (bytes that arrived are kept), at most one chunk beyond what was read.
     func cancel() {
-        let task = shared.withLock { state -> Task<Void, Never>? in
+        let waiting = shared.withLock { state -> DispatchSemaphore? in
             state.isCancelled = true
             if state.error == nil { state.error = CancellationError() }
-            return state.task
+            return state.waiting
         }
-        task?.cancel()
+        waiting?.signal()
     }
 
     /// AVERROR_EOF.
@@ -112,23 +114,29 @@ package final class FrameSource: @unchecked Sendable {
         shared.withLock { if $0.error == nil { $0.error = error } }
     }
 
-    /// Fetches `range` on a task, waiting on this thread until it ends.
+    /// Fetches `range` on a task, waiting on this thread until it ends or the source is cancelled.
     private func fetchBlock(_ range: Range<Int>) -> Data? {
         let done = DispatchSemaphore(value: 0)
         let result = BlockResult()
         let started = shared.withLock { state -> Bool in
             guard !state.isCancelled else { return false }
-            state.task = Task { [fetch] in
-                let outcome: Result<Data, any Error>
-                do { outcome = .success(try await fetch(range)) } catch { outcome = .failure(error) }
-                result.value.withLock { $0 = outcome }
-                done.signal()
-            }
+            state.waiting = done
             return true
         }
         guard started else { return nil }
+        // Not cancelled with the read: a chunk the fetch has begun is finished and stored for the next reader.
+        Task { [fetch] in
+            let outcome: Result<Data, any Error>
+            do { outcome = .success(try await fetch(range)) } catch { outcome = .failure(error) }
+            result.value.withLock { $0 = outcome }
+            done.signal()
+        }
         done.wait()
-        shared.withLock { $0.task = nil }
+        let cancelled = shared.withLock { state -> Bool in
+            state.waiting = nil
+            return state.isCancelled
+        }
+        if cancelled { return nil }
         switch result.value.withLock({ $0 }) {
         case .success(let data) where data.count == range.count: return data
         case .success(let data):

@@ -109,7 +109,6 @@ public final class VideoPreloader: Sendable {
     public func setItems(_ items: [AssetRequest]) {
         let updates = state.withLock { state -> [Update] in
             var updates = state._cancelAll(except: nil)
-            state.generation += 1
             state.items = items
             state.current = min(state.current, max(0, items.count - 1))
             updates += _plan(&state)
@@ -185,14 +184,17 @@ public final class VideoPreloader: Sendable {
         var reserved = 0
         /// The item is, or was, current: its bytes are played and leave the budget.
         var isPlayed = false
+        /// Which preload the entry waits for: a preload cancelled as its item left the window may end after
+        /// the item came back with a new one.
+        var token: UInt64 = 0
     }
 
     struct PlanState {
         var items: [AssetRequest] = []
         var current = 0
         var entries: [Int: Entry] = [:]
-        var generation: UInt64 = 0
         var running = 0
+        var nextToken: UInt64 = 0
         var isStopped = false
         var subscribers: [UInt64: AsyncStream<Update>.Continuation] = [:]
         var nextSubscriberID: UInt64 = 0
@@ -251,21 +253,23 @@ public final class VideoPreloader: Sendable {
             let available = configuration.byteBudget - state.held
             let reservation = min(share, available)
             guard reservation >= video.configuration.chunkSize else { break }
+            state.nextToken += 1
+            let token = state.nextToken
+            state.entries[index]?.token = token
             state.entries[index]?.reserved = reservation
             state.entries[index]?.state = .loading(bytes: 0)
             state.running += 1
             updates.append(Update(index: index, request: state.items[index], state: .loading(bytes: 0)))
             let request = state.items[index]
-            let generation = state.generation
             state.entries[index]?.task = Task { [weak self] in
-                await self?.preload(request, index: index, generation: generation, byteLimit: reservation)
+                await self?.preload(request, index: index, token: token, byteLimit: reservation)
             }
         }
         return updates
     }
 
     /// Preloads one item, then its poster, and records the outcome.
-    private func preload(_ request: AssetRequest, index: Int, generation: UInt64, byteLimit: Int) async {
+    private func preload(_ request: AssetRequest, index: Int, token: UInt64, byteLimit: Int) async {
         let outcome: State
         do {
             let seconds: Double?
@@ -280,7 +284,7 @@ public final class VideoPreloader: Sendable {
             }
             let tally = VideoUtil.BlockTally()
             let bytes = try await video.preload(request, seconds: seconds, byteLimit: limit, tally: tally) {
-                [weak self] bytes in self?.report(.loading(bytes: bytes), index: index, generation: generation)
+                [weak self] bytes in self?.report(.loading(bytes: bytes), index: index, token: token)
             }
             if let position = configuration.posterPosition, !Task.isCancelled {
                 // The poster reads the index and the frame's group again (cached) and may need new blocks: its
@@ -300,7 +304,7 @@ public final class VideoPreloader: Sendable {
             outcome = .failed("\(error)")
         }
         let updates = state.withLock { state -> [Update] in
-            guard state.generation == generation, state.entries[index] != nil else { return [] }
+            guard state.entries[index]?.token == token else { return [] }
             state.running -= 1
             state.entries[index]?.task = nil
             state.entries[index]?.state = outcome
@@ -315,10 +319,9 @@ public final class VideoPreloader: Sendable {
         publish(updates)
     }
 
-    private func report(_ progress: State, index: Int, generation: UInt64) {
+    private func report(_ progress: State, index: Int, token: UInt64) {
         let update = state.withLock { state -> Update? in
-            guard state.generation == generation, let entry = state.entries[index], entry.task != nil,
-                index < state.items.count
+            guard let entry = state.entries[index], entry.token == token, entry.task != nil, index < state.items.count
             else { return nil }
             state.entries[index]?.state = progress
             return Update(index: index, request: state.items[index], state: progress)
