@@ -279,4 +279,43 @@ struct VideoPreloaderTests {
         let starts = Self.rangeStarts(environment.origin, "/feed/1.mp4")
         #expect(Set(starts).count == starts.count, "\(starts)")
     }
+
+    @Test func anHLSItemPreloadsTheSegmentsOfItsFirstSeconds() async throws {
+        // Given a feed of a file and an HLS stream of 2 s segments, and a preloader given an HLSUtil
+        let environment = try OriginEnvironment()
+        defer { environment.tearDown() }
+        let feed = try await Self.makeFeed(environment, count: 1)
+        let file = environment.directory.url.appendingPathComponent("movie.mp4")
+        let stream = environment.directory.url.appendingPathComponent("stream", isDirectory: true)
+        try FileManager.default.createDirectory(at: stream, withIntermediateDirectories: true)
+        let ffmpeg = try #require(ChildProcess.executable("ffmpeg"))
+        let cut = try await ChildProcess.run(
+            ffmpeg,
+            [
+                "-v", "error", "-i", file.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
+                stream.appendingPathComponent("index.m3u8").path,
+            ],
+            timeout: .seconds(300))
+        #expect(cut.status == 0, "ffmpeg could not cut the stream: \(cut.output)")
+        let paths = try environment.origin.registerDirectory(stream, at: "/hls")
+        let items = feed + [AssetRequest(url: environment.origin.url(for: "/hls/index.m3u8"))]
+        let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
+        let preloader = VideoPreloader(
+            video: video, hls: HLSUtil(manager: environment.manager),
+            configuration: .init(itemsAhead: 1, itemsBehind: 0, amount: .seconds(3)))
+        defer { preloader.stop() }
+
+        // When the stream is the next item
+        preloader.setItems(items)
+        preloader.setCurrentIndex(0)
+        try await waitUntil("the stream preloaded") { Self.isDone(preloader.state(at: 1)) }
+
+        // Then its first two segments (0 to 4 s) were fetched, no other, and they are its ready bytes
+        let asked = paths.filter { environment.origin.requestCount(for: $0) > 0 && $0.hasSuffix(".ts") }.sorted()
+        #expect(asked == ["/hls/index0.ts", "/hls/index1.ts"], "\(asked)")
+        let sizes = try ["index0.ts", "index1.ts"].map {
+            try Data(contentsOf: stream.appendingPathComponent($0)).count
+        }
+        #expect(preloader.state(at: 1) == .ready(bytes: sizes.reduce(0, +)))
+    }
 }

@@ -233,7 +233,7 @@ extension VideoScenario {
         }
         let movie = try await SharedMovie.make(ffmpeg: ffmpeg)
         let origin = context.origin
-        let count = context.int(6...12)
+        let count = context.int(4...8)
         let paths = (0..<count).map { "/feed/\($0).mp4" }
         for path in paths { origin.register(path, data: movie, contentType: "video/mp4") }
         let manager = try context.makeManager("video-feed")
@@ -260,13 +260,13 @@ extension VideoScenario {
         preloader.setItems(items)
         var index = 0
         var swipes: [Int] = []
-        for _ in 0..<context.int(8...16) {
+        for _ in 0..<context.int(6...10) {
             let step = [1, 1, 1, 1, -1, 2, 3][context.int(0...6)]
             index = max(0, min(count - 1, index + step))
             swipes.append(index)
             preloader.setCurrentIndex(index)
             // The player reads a seeded head of the item (a user who watches a bit and swipes on).
-            let want = context.int((64 << 10)...min(movie.count, 2 << 20))
+            let want = context.int((64 << 10)...min(movie.count, 1 << 20))
             var got = Data()
             for try await piece in video.stream(for: items[index], range: 0..<want) { got.append(piece) }
             log.check(got == movie.prefix(want), "bytes", "feed item \(index): the player read other bytes")

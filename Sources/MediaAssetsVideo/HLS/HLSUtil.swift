@@ -142,16 +142,33 @@ public final class HLSUtil: Sendable {
     ///
     /// A master playlist prefetches its highest-bandwidth variant and that variant's audio rendition.
     public func prefetch(_ request: AssetRequest, seconds: Double) async throws {
+        _ = try await preload(request, seconds: seconds, byteLimit: .max)
+    }
+
+    /// `prefetch(_:seconds:)` within `byteLimit` bytes of keys, init sections and segments (cached ones count):
+    /// a segment is read only while the bytes so far plus the largest segment seen (or its byte range, when
+    /// the playlist gives one) stay within the limit. Returns the bytes read.
+    package func preload(
+        _ request: AssetRequest, seconds: Double, byteLimit: Int, progress: @Sendable (Int) -> Void = { _ in }
+    ) async throws -> Int {
+        var bytes = 0
+        var largest = 0
         for playlistRequest in try await mediaPlaylistRequests(for: request, select: Self.highestBandwidth) {
             let media = try await mediaPlaylist(for: playlistRequest.request)
             var covered = 0.0
             for segment in media.segments where covered < seconds {
+                let expected = segment.byteRange?.count ?? largest
+                guard byteLimit == .max || bytes + expected <= byteLimit else { return bytes }
                 for resource in HLSResource.needed(by: segment) {
-                    _ = try await data(for: resource, headers: request.headers)
+                    let data = try await data(for: resource, headers: request.headers)
+                    bytes += data.count
+                    if resource.kind == .segment { largest = max(largest, data.count) }
                 }
+                progress(bytes)
                 covered += segment.duration
             }
         }
+        return bytes
     }
 
     /// The key `resource` is cached under.

@@ -16,7 +16,10 @@ import Synchronization
 /// The budget bounds the bytes preloaded and not yet played: each item in the window may take an equal share
 /// of it, an item that becomes current is played (its bytes leave the budget), and an item that leaves the
 /// window is cancelled (what it fetched stays in the cache under its LRU rules and leaves the budget). A new
-/// current index re-plans at once; chunks already cached are never fetched again.
+/// current index re-plans at once; chunks already cached are never fetched again. An HLS item (given an
+/// `HLSUtil`) preloads the segments of its first seconds; a segment's size is known only once it is fetched
+/// (unless the playlist gives byte ranges), so such an item may pass its share by up to one segment, and its
+/// poster, from the segment that holds the time, is read outside the share when that segment was not preloaded.
 ///
 /// ```swift
 /// let preloader = VideoPreloader(video: video)
@@ -95,12 +98,16 @@ public final class VideoPreloader: Sendable {
 
     /// The util preloads read through.
     package let video: VideoUtil
+    /// The util HLS items (`.m3u8` URLs) are preloaded through, when given.
+    package let hls: HLSUtil?
     /// The configuration the preloader was created with.
     public let configuration: Configuration
 
-    /// Creates a preloader reading through `video`'s chunk cache.
-    public init(video: VideoUtil, configuration: Configuration = .init()) {
+    /// Creates a preloader reading progressive files through `video`'s chunk cache, and HLS streams (`.m3u8` URLs)
+    /// through `hls` when given (without it, a playlist is read as a file).
+    public init(video: VideoUtil, hls: HLSUtil? = nil, configuration: Configuration = .init()) {
         self.video = video
+        self.hls = hls
         self.configuration = configuration
     }
 
@@ -272,32 +279,14 @@ public final class VideoPreloader: Sendable {
     private func preload(_ request: AssetRequest, index: Int, token: UInt64, byteLimit: Int) async {
         let outcome: State
         do {
-            let seconds: Double?
-            let limit: Int
-            switch configuration.amount {
-            case .seconds(let value, let fallback):
-                seconds = value
-                limit = video.frameLibrary == nil ? min(byteLimit, fallback) : byteLimit
-            case .bytes(let count):
-                seconds = nil
-                limit = min(byteLimit, count)
+            let progress: @Sendable (Int) -> Void = { [weak self] bytes in
+                self?.report(.loading(bytes: bytes), index: index, token: token)
             }
-            let tally = VideoUtil.BlockTally()
-            let bytes = try await video.preload(request, seconds: seconds, byteLimit: limit, tally: tally) {
-                [weak self] bytes in self?.report(.loading(bytes: bytes), index: index, token: token)
+            if let hls, request.url.pathExtension.lowercased() == "m3u8" {
+                outcome = .ready(bytes: try await preloadStream(request, hls: hls, byteLimit: byteLimit, progress))
+            } else {
+                outcome = .ready(bytes: try await preloadFile(request, byteLimit: byteLimit, progress))
             }
-            if let position = configuration.posterPosition, !Task.isCancelled {
-                // The poster reads the index and the frame's group again (cached) and may need new blocks: its
-                // reads stay within what is left of the item's share.
-                do {
-                    _ = try await video.frame(
-                        for: request, at: position, style: configuration.posterStyle,
-                        options: VideoFrameOptions(maxBytesRead: max(0, byteLimit - bytes)), bytesRead: tally)
-                } catch VideoError.frameLimitExceeded {
-                    // No room left in the share: the item is preloaded, its poster is taken when shown.
-                }
-            }
-            outcome = .ready(bytes: tally.value)
         } catch is CancellationError {
             outcome = .cancelled
         } catch {
@@ -309,14 +298,64 @@ public final class VideoPreloader: Sendable {
             state.entries[index]?.task = nil
             state.entries[index]?.state = outcome
             switch outcome {
-            case .ready(let bytes):
-                let reserved = state.entries[index]?.reserved ?? 0
-                state.entries[index]?.reserved = min(bytes, reserved)
+            case .ready(let bytes): state.entries[index]?.reserved = bytes
             default: state.entries[index]?.reserved = 0
             }
             return [Update(index: index, request: request, state: outcome)] + _plan(&state)
         }
         publish(updates)
+    }
+
+    /// A progressive file: its first seconds through the demuxer (or bytes), then its poster, within `byteLimit`
+    /// distinct chunks.
+    private func preloadFile(
+        _ request: AssetRequest, byteLimit: Int, _ progress: @escaping @Sendable (Int) -> Void
+    ) async throws -> Int {
+        let seconds: Double?
+        let limit: Int
+        switch configuration.amount {
+        case .seconds(let value, let fallback):
+            seconds = value
+            limit = video.frameLibrary == nil ? min(byteLimit, fallback) : byteLimit
+        case .bytes(let count):
+            seconds = nil
+            limit = min(byteLimit, count)
+        }
+        let tally = VideoUtil.BlockTally()
+        let bytes = try await video.preload(
+            request, seconds: seconds, byteLimit: limit, tally: tally, progress: progress)
+        if let position = configuration.posterPosition, !Task.isCancelled {
+            // The poster reads the index and the frame's group again (cached) and may need new blocks: its
+            // reads stay within what is left of the item's share.
+            do {
+                _ = try await video.frame(
+                    for: request, at: position, style: configuration.posterStyle,
+                    options: VideoFrameOptions(maxBytesRead: max(0, byteLimit - bytes)), bytesRead: tally)
+            } catch VideoError.frameLimitExceeded {
+                // No room left in the share: the item is preloaded, its poster is taken when shown.
+            }
+        }
+        return tally.value
+    }
+
+    /// An HLS stream: the segments of its first seconds (a byte count reads segments until it is reached), then
+    /// its poster from the segment that holds the time.
+    private func preloadStream(
+        _ request: AssetRequest, hls: HLSUtil, byteLimit: Int, _ progress: @escaping @Sendable (Int) -> Void
+    ) async throws -> Int {
+        let seconds: Double
+        let limit: Int
+        switch configuration.amount {
+        case .seconds(let value, _):
+            (seconds, limit) = (value, byteLimit)
+        case .bytes(let count):
+            (seconds, limit) = (.infinity, min(byteLimit, count))
+        }
+        let bytes = try await hls.preload(request, seconds: seconds, byteLimit: limit, progress: progress)
+        if let position = configuration.posterPosition, !Task.isCancelled {
+            _ = try? await hls.frame(for: request, at: position, style: configuration.posterStyle)
+        }
+        return bytes
     }
 
     private func report(_ progress: State, index: Int, token: UInt64) {
