@@ -61,7 +61,6 @@ enum FeedCommand {
             print("item \(index + 1): first byte after \(shown), \(bytes / 1024) KiB played")
             ExampleRun.flushStandardOutput()
         }
-        await video.waitForPendingStores()
         let originBytes =
             origin.map { origin in urls.map { origin.requests(for: $0.path) }.joined().map(\.bodyBytesSent).reduce(0, +)
             }
