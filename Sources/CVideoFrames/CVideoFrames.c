@@ -249,6 +249,29 @@ static int fail(const ma_ff_library *l, int code, int av_error, const char *what
     return code;
 }
 
+/// Opens the container behind `read`/`seek` into `s` (its I/O context and format context).
+static int open_session(session *s, void *opaque, ma_ff_read_fn read, ma_ff_seek_fn seek, int io_buffer_size,
+                        char *message, size_t message_size) {
+    const ma_ff_library *l = s->library;
+    int buffer_size = io_buffer_size > 0 ? io_buffer_size : 32768;
+    unsigned char *buffer = l->av_malloc((size_t)buffer_size);
+    if (!buffer) return fail(l, MA_FF_OUT_OF_MEMORY, 0, "out of memory", message, message_size);
+    s->io = l->avio_alloc(buffer, buffer_size, 0, opaque, read, NULL, seek);
+    if (!s->io) {
+        l->av_free(buffer);
+        return fail(l, MA_FF_OUT_OF_MEMORY, 0, "out of memory", message, message_size);
+    }
+    s->format = l->format_alloc();
+    if (!s->format) return fail(l, MA_FF_OUT_OF_MEMORY, 0, "out of memory", message, message_size);
+    FIELD(void *, s->format, format_pb) = s->io;
+    int status = l->open_input(&s->format, NULL, NULL, NULL);
+    if (status < 0) {  // avformat_open_input frees the context on failure
+        s->format = NULL;
+        return fail(l, MA_FF_UNREADABLE, status, "the container could not be opened", message, message_size);
+    }
+    return MA_FF_OK;
+}
+
 static double seconds_of(int64_t value, ma_rational base) {
     if (value == MA_AV_NOPTS_VALUE || base.den == 0) return NAN;
     return (double)value * base.num / base.den;
@@ -294,28 +317,9 @@ int ma_ff_decode_frame(const ma_ff_library *l, void *opaque, ma_ff_read_fn read,
     memset(out, 0, sizeof *out);
     if (message_size > 0) message[0] = 0;
     session s = {.library = l};
-    int result = MA_FF_OK;
     int status;
-    int buffer_size = request->io_buffer_size > 0 ? request->io_buffer_size : 32768;
-    unsigned char *buffer = l->av_malloc((size_t)buffer_size);
-    if (!buffer) return fail(l, MA_FF_OUT_OF_MEMORY, 0, "out of memory", message, message_size);
-    s.io = l->avio_alloc(buffer, buffer_size, 0, opaque, read, NULL, seek);
-    if (!s.io) {
-        l->av_free(buffer);
-        return fail(l, MA_FF_OUT_OF_MEMORY, 0, "out of memory", message, message_size);
-    }
-    s.format = l->format_alloc();
-    if (!s.format) {
-        result = fail(l, MA_FF_OUT_OF_MEMORY, 0, "out of memory", message, message_size);
-        goto done;
-    }
-    FIELD(void *, s.format, format_pb) = s.io;
-    status = l->open_input(&s.format, NULL, NULL, NULL);
-    if (status < 0) {  // avformat_open_input frees the context on failure
-        s.format = NULL;
-        result = fail(l, MA_FF_UNREADABLE, status, "the container could not be opened", message, message_size);
-        goto done;
-    }
+    int result = open_session(&s, opaque, read, seek, request->io_buffer_size, message, message_size);
+    if (result != MA_FF_OK) goto done;
     const void *decoder = NULL;
     int index = l->find_best_stream(s.format, MA_AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
     unsigned stream_count = FIELD(unsigned, s.format, format_nb_streams);
@@ -424,12 +428,15 @@ int ma_ff_decode_frame(const ma_ff_library *l, void *opaque, ma_ff_read_fn read,
             first_after_seek = 0;
             if (request->exact && overshot && reseeks < 2 && target_pts > start_pts) {
                 // A seek by bytes (MPEG-TS) landed after the time: start again further back, then from the start.
+                // First 10 s further back by time, then from byte 0 (a seek by time may land past it again).
                 reseeks += 1;
-                int64_t back = reseeks == 1 ? target_pts - (int64_t)(10.0 * base.den / base.num) : start_pts;
+                int64_t back = target_pts - (int64_t)(10.0 * base.den / base.num);
                 l->frame_unref(s.frame);
-                if (l->seek_frame(s.format, index, back > start_pts ? back : start_pts, MA_AVSEEK_FLAG_BACKWARD) < 0) {
-                    reseeks = 2;
-                }
+                int moved = reseeks == 1 && back > start_pts
+                                ? l->seek_frame(s.format, index, back, MA_AVSEEK_FLAG_BACKWARD)
+                                : l->seek_frame(s.format, index, 0, MA_AVSEEK_FLAG_BYTE);
+                if (moved < 0 && l->seek_frame(s.format, index, start_pts, MA_AVSEEK_FLAG_BACKWARD) < 0) reseeks = 2;
+                if (reseeks == 1 && back <= start_pts) reseeks = 2;  // already read from the start
                 pending_flush = 1;
                 break;
             }
@@ -476,27 +483,8 @@ int ma_ff_scan(const ma_ff_library *l, void *opaque, ma_ff_read_fn read, ma_ff_s
     *reached = 0;
     if (message_size > 0) message[0] = 0;
     session s = {.library = l};
-    int result = MA_FF_OK;
-    int buffer_size = io_buffer_size > 0 ? io_buffer_size : 32768;
-    unsigned char *buffer = l->av_malloc((size_t)buffer_size);
-    if (!buffer) return fail(l, MA_FF_OUT_OF_MEMORY, 0, "out of memory", message, message_size);
-    s.io = l->avio_alloc(buffer, buffer_size, 0, opaque, read, NULL, seek);
-    if (!s.io) {
-        l->av_free(buffer);
-        return fail(l, MA_FF_OUT_OF_MEMORY, 0, "out of memory", message, message_size);
-    }
-    s.format = l->format_alloc();
-    if (!s.format) {
-        result = fail(l, MA_FF_OUT_OF_MEMORY, 0, "out of memory", message, message_size);
-        goto done;
-    }
-    FIELD(void *, s.format, format_pb) = s.io;
-    int status = l->open_input(&s.format, NULL, NULL, NULL);
-    if (status < 0) {
-        s.format = NULL;
-        result = fail(l, MA_FF_UNREADABLE, status, "the container could not be opened", message, message_size);
-        goto done;
-    }
+    int result = open_session(&s, opaque, read, seek, io_buffer_size, message, message_size);
+    if (result != MA_FF_OK) goto done;
     int index = l->find_best_stream(s.format, MA_AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     unsigned stream_count = FIELD(unsigned, s.format, format_nb_streams);
     void **streams = FIELD(void **, s.format, format_streams);

@@ -32,6 +32,22 @@ struct VideoFrameTests {
         return try Data(contentsOf: movie)
     }
 
+    /// `file` cut by ffmpeg into an HLS stream of 2 s MPEG-TS segments in `directory/stream`, returned.
+    static func cutHLS(_ file: URL, in directory: URL) async throws -> URL {
+        let stream = directory.appendingPathComponent("stream", isDirectory: true)
+        try FileManager.default.createDirectory(at: stream, withIntermediateDirectories: true)
+        let ffmpeg = try #require(ChildProcess.executable("ffmpeg"))
+        let cut = try await ChildProcess.run(
+            ffmpeg,
+            [
+                "-v", "error", "-i", file.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
+                stream.appendingPathComponent("index.m3u8").path,
+            ],
+            timeout: .seconds(300))
+        #expect(cut.status == 0, "ffmpeg could not cut the stream: \(cut.output)")
+        return stream
+    }
+
     /// `ffmpeg -ss seconds -i file -frames:v 1` as straight RGBA at the file's size.
     static func referenceFrame(of file: URL, at seconds: Double, width: Int, height: Int) async throws -> [UInt8] {
         let ffmpeg = try #require(ChildProcess.executable("ffmpeg"))
@@ -281,17 +297,7 @@ struct VideoFrameTests {
         defer { environment.tearDown() }
         _ = try await Self.makeMovie(in: environment.directory.url)
         let file = environment.directory.url.appendingPathComponent("movie.mp4")
-        let stream = environment.directory.url.appendingPathComponent("stream", isDirectory: true)
-        try FileManager.default.createDirectory(at: stream, withIntermediateDirectories: true)
-        let ffmpeg = try #require(ChildProcess.executable("ffmpeg"))
-        let cut = try await ChildProcess.run(
-            ffmpeg,
-            [
-                "-v", "error", "-i", file.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
-                stream.appendingPathComponent("index.m3u8").path,
-            ],
-            timeout: .seconds(300))
-        #expect(cut.status == 0, "ffmpeg could not cut the stream: \(cut.output)")
+        let stream = try await Self.cutHLS(file, in: environment.directory.url)
         let paths = try environment.origin.registerDirectory(stream, at: "/hls")
         let playlist = environment.origin.url(for: "/hls/index.m3u8")
         let hls = HLSUtil(manager: environment.manager)

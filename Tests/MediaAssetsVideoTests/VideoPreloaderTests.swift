@@ -54,6 +54,21 @@ struct VideoPreloaderTests {
         }
     }
 
+    /// A feed of `count` items whose second item's origin holds requests at a gate, a util of 64 KiB chunks, and
+    /// a preloader of one item ahead.
+    static func gatedFeed(
+        count: Int
+    ) async throws -> (OriginEnvironment, [AssetRequest], VideoUtil, VideoPreloader) {
+        let environment = try OriginEnvironment()
+        let feed = try await makeFeed(environment, count: count)
+        var gated = SampleOrigin.Behavior.normal
+        gated.gated = true
+        environment.origin.setBehavior("/feed/1.mp4", gated)
+        let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
+        let preloader = VideoPreloader(video: video, configuration: .init(itemsAhead: 1, itemsBehind: 0))
+        return (environment, feed, video, preloader)
+    }
+
     static func isDone(_ state: VideoPreloader.State?) -> Bool {
         switch state {
         case .ready, .failed: return true
@@ -150,15 +165,11 @@ struct VideoPreloaderTests {
 
     @Test func aPreloadIsSharedWithThePlayer() async throws {
         // Given a feed whose second item's origin holds requests at a gate
-        let environment = try OriginEnvironment()
-        defer { environment.tearDown() }
-        let feed = try await Self.makeFeed(environment, count: 2)
-        var gated = SampleOrigin.Behavior.normal
-        gated.gated = true
-        environment.origin.setBehavior("/feed/1.mp4", gated)
-        let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
-        let preloader = VideoPreloader(video: video, configuration: .init(itemsAhead: 1, itemsBehind: 0))
-        defer { preloader.stop() }
+        let (environment, feed, video, preloader) = try await Self.gatedFeed(count: 2)
+        defer {
+            preloader.stop()
+            environment.tearDown()
+        }
 
         // When the preloader starts item 1 and, while its first request waits at the gate, the player swipes
         // to it and reads its head
@@ -245,15 +256,11 @@ struct VideoPreloaderTests {
 
     @Test func aPreloadCancelledMidChunkKeepsThatChunk() async throws {
         // Given a feed whose second item's origin holds requests at a gate, and a preloader of one item ahead
-        let environment = try OriginEnvironment()
-        defer { environment.tearDown() }
-        let feed = try await Self.makeFeed(environment, count: 4)
-        var gated = SampleOrigin.Behavior.normal
-        gated.gated = true
-        environment.origin.setBehavior("/feed/1.mp4", gated)
-        let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
-        let preloader = VideoPreloader(video: video, configuration: .init(itemsAhead: 1, itemsBehind: 0))
-        defer { preloader.stop() }
+        let (environment, feed, video, preloader) = try await Self.gatedFeed(count: 4)
+        defer {
+            preloader.stop()
+            environment.tearDown()
+        }
 
         // When item 1's preload has its probe answered and its next block's request held at the gate
         preloader.setItems(feed)
@@ -286,17 +293,7 @@ struct VideoPreloaderTests {
         defer { environment.tearDown() }
         let feed = try await Self.makeFeed(environment, count: 1)
         let file = environment.directory.url.appendingPathComponent("movie.mp4")
-        let stream = environment.directory.url.appendingPathComponent("stream", isDirectory: true)
-        try FileManager.default.createDirectory(at: stream, withIntermediateDirectories: true)
-        let ffmpeg = try #require(ChildProcess.executable("ffmpeg"))
-        let cut = try await ChildProcess.run(
-            ffmpeg,
-            [
-                "-v", "error", "-i", file.path, "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_list_size", "0",
-                stream.appendingPathComponent("index.m3u8").path,
-            ],
-            timeout: .seconds(300))
-        #expect(cut.status == 0, "ffmpeg could not cut the stream: \(cut.output)")
+        let stream = try await VideoFrameTests.cutHLS(file, in: environment.directory.url)
         let paths = try environment.origin.registerDirectory(stream, at: "/hls")
         let items = feed + [AssetRequest(url: environment.origin.url(for: "/hls/index.m3u8"))]
         let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
