@@ -312,8 +312,10 @@ struct DiskCacheTests {
         let savedDate = try #require(FileManager.default.attributesOfItem(atPath: fileA)[.modificationDate] as? Date)
         #expect(abs(savedDate.timeIntervalSince(clock.date)) < 0.001)
 
-        // Then after reopening, "a" counts as recent: a new entry evicts "b" first
+        // Then after reopening (and its pass over the directory: before it ends, files not indexed yet are not
+        // candidates for eviction), "a" counts as recent: a new entry evicts "b" first
         cache = try DiskCache(configuration: configuration)
+        await cache.waitUntilIndexed()
         try await cache.store(CacheEntry(data: Data(count: 10_000)), forKey: "d")
         #expect(try await cache.entry(forKey: "a") != nil)
         #expect(try await cache.entry(forKey: "b") == nil)
