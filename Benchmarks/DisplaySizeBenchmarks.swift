@@ -81,7 +81,7 @@ func runDecodePeakInThisProcess(path: String, mode: String) throws {
 }
 
 /// A field of /proc/self/status in bytes ("VmRSS", "VmHWM").
-private func statusBytes(_ field: String) -> Int {
+func statusBytes(_ field: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
         let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") })
     else { return 0 }

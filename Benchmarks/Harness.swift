@@ -130,3 +130,10 @@ func makeScratchDirectory(_ name: String) throws -> URL {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
+
+/// The sample at `fraction` (0.5 the median, 0.95 the p95) of `samples`, or NaN for none.
+func percentile(_ samples: [Double], _ fraction: Double) -> Double {
+    let sorted = samples.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+}

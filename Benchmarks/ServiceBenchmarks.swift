@@ -44,12 +44,6 @@ private final class HeartbeatFlag: Sendable {
     func stop() { running.withLock { $0 = false } }
 }
 
-private func percentile(_ samples: [Double], _ fraction: Double) -> Double {
-    let sorted = samples.sorted()
-    guard !sorted.isEmpty else { return .nan }
-    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-}
-
 /// 40 asks, each for a new version (a miss) of a 10 MP photo as a 1024 px square: a full decode, a resample and
 /// a JPEG encode each, run by a manager whose CPU work goes to `executor`.
 private func runTenMegapixelBurst(

@@ -26,7 +26,7 @@ private let posterPosition = 0.6
 private let repetitions = 3
 
 func runVideoFeedBenchmarks(table: BenchmarkTable) async throws {
-    guard let ffmpeg = executable("ffmpeg"), let ffprobe = executable("ffprobe") else {
+    guard let ffmpeg = executableOnPath("ffmpeg")?.path, let ffprobe = executableOnPath("ffprobe")?.path else {
         print("video-feed: skipped, ffmpeg and ffprobe are not on PATH (apt install ffmpeg)")
         return
     }
@@ -198,18 +198,10 @@ func runPosterPeakInThisProcess(url: String, cache: String) async throws {
         configuration: .init(disk: .init(directory: URL(fileURLWithPath: cache), sizeLimit: 1 << 30)))
     let video = VideoUtil(manager: manager, configuration: .init(chunkSize: 256 << 10))
     _ = FFmpegLibrary.system  // the libraries are mapped before the idle reading, as in a running app
-    let idle = try residentKilobytes("VmRSS")
+    let idle = statusBytes("VmRSS")
     _ = try await video.frame(
         for: URL(string: url)!, at: .fraction(posterPosition), options: VideoFrameOptions(maxPixelSize: 320))
-    print((try residentKilobytes("VmHWM") - idle) * 1024)
-}
-
-private func residentKilobytes(_ field: String) throws -> Int {
-    let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
-        let value = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-    else { throw BenchmarkError("no \(field) in /proc/self/status") }
-    return value
+    print(statusBytes("VmHWM") - idle)
 }
 
 /// The peak resident size of a command (its maxrss, as /usr/bin/time reports it), in bytes.
@@ -309,22 +301,11 @@ private func runFeedRows(table: BenchmarkTable, ffmpeg: String, directory: URL) 
         target: 1.0)
 }
 
-private func percentile(_ samples: [Double], _ fraction: Double) -> Double {
-    let sorted = samples.sorted()
-    guard !sorted.isEmpty else { return .nan }
-    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
-}
-
 // MARK: Helpers
 
 private func seconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-}
-
-private func executable(_ name: String) -> String? {
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-    return path.split(separator: ":").map { "\($0)/\(name)" }.first(where: FileManager.default.isExecutableFile)
 }
 
 private func run(_ command: String, _ arguments: [String]) throws {

@@ -32,6 +32,19 @@ struct VideoFrameTests {
         return try Data(contentsOf: movie)
     }
 
+    /// `makeMovie`'s movie, its file, served at /movie.mp4, and a util reading it in `chunkSize` chunks (the
+    /// util's default when `nil`). Call `tearDown()` on the environment.
+    static func servedMovie(
+        chunkSize: Int? = 64 << 10
+    ) async throws -> (OriginEnvironment, Data, URL, URL, VideoUtil) {
+        let environment = try OriginEnvironment()
+        let movie = try await makeMovie(in: environment.directory.url)
+        let file = environment.directory.url.appendingPathComponent("movie.mp4")
+        let url = environment.serve("/movie.mp4", movie, contentType: "video/mp4")
+        let configuration = chunkSize.map { VideoUtil.Configuration(chunkSize: $0) } ?? .init()
+        return (environment, movie, file, url, VideoUtil(manager: environment.manager, configuration: configuration))
+    }
+
     /// `file` cut by ffmpeg into an HLS stream of 2 s MPEG-TS segments in `directory/stream`, returned.
     static func cutHLS(_ file: URL, in directory: URL) async throws -> URL {
         let stream = directory.appendingPathComponent("stream", isDirectory: true)
@@ -80,12 +93,8 @@ struct VideoFrameTests {
 
     @Test func aStillIsTheFrameFFmpegShowsAtThatTimeReadThroughTheChunkCache() async throws {
         // Given a 10 s H.264 movie with its moov at the end, on the origin, and a util of 64 KiB chunks
-        let environment = try OriginEnvironment()
+        let (environment, movie, file, url, video) = try await Self.servedMovie()
         defer { environment.tearDown() }
-        let movie = try await Self.makeMovie(in: environment.directory.url)
-        let file = environment.directory.url.appendingPathComponent("movie.mp4")
-        let url = environment.serve("/movie.mp4", movie, contentType: "video/mp4")
-        let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
 
         // When a still at 6.4 s is taken at the movie's size
         let still = try await video.frame(for: url, at: .time(.milliseconds(6400)))
@@ -156,11 +165,8 @@ struct VideoFrameTests {
 
     @Test func aStyledStillIsStoredAndTheNextAskDecodesNothing() async throws {
         // Given a movie on the origin
-        let environment = try OriginEnvironment()
+        let (environment, _, _, url, video) = try await Self.servedMovie()
         defer { environment.tearDown() }
-        let movie = try await Self.makeMovie(in: environment.directory.url)
-        let url = environment.serve("/movie.mp4", movie, contentType: "video/mp4")
-        let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
 
         // When a circle of 48 px is asked at 3 s, twice, then from a new util over the same manager
         let first = try await video.frame(for: url, at: .time(.seconds(3)), style: AvatarStyle.circle(diameter: 48))
@@ -182,12 +188,8 @@ struct VideoFrameTests {
 
     @Test func theKeyframeOptionGivesTheKeyframeBeforeTheTime() async throws {
         // Given a movie with a keyframe every 2 s
-        let environment = try OriginEnvironment()
+        let (environment, _, file, url, video) = try await Self.servedMovie()
         defer { environment.tearDown() }
-        let movie = try await Self.makeMovie(in: environment.directory.url)
-        let file = environment.directory.url.appendingPathComponent("movie.mp4")
-        let url = environment.serve("/movie.mp4", movie, contentType: "video/mp4")
-        let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
 
         // When the nearest keyframe to 6.4 s is asked
         let still = try await video.frame(
@@ -201,12 +203,8 @@ struct VideoFrameTests {
     }
 
     @Test func aFractionOfTheDurationIsFoundFromTheContainer() async throws {
-        let environment = try OriginEnvironment()
+        let (environment, _, file, url, video) = try await Self.servedMovie(chunkSize: nil)
         defer { environment.tearDown() }
-        let movie = try await Self.makeMovie(in: environment.directory.url)
-        let file = environment.directory.url.appendingPathComponent("movie.mp4")
-        let url = environment.serve("/movie.mp4", movie, contentType: "video/mp4")
-        let video = VideoUtil(manager: environment.manager)
 
         // When the frame at 60 % of a 10 s movie is asked, scaled into 160 px
         let still = try await video.frame(for: url, at: .fraction(0.6), options: .init(maxPixelSize: 160))
@@ -264,11 +262,8 @@ struct VideoFrameTests {
     }
 
     @Test func limitsAreCheckedBeforeTheWork() async throws {
-        let environment = try OriginEnvironment()
+        let (environment, _, _, url, video) = try await Self.servedMovie()
         defer { environment.tearDown() }
-        let movie = try await Self.makeMovie(in: environment.directory.url)
-        let url = environment.serve("/movie.mp4", movie, contentType: "video/mp4")
-        let video = VideoUtil(manager: environment.manager, configuration: .init(chunkSize: 64 << 10))
 
         // A video larger than the pixel limit is refused once its header is read
         await #expect {
@@ -312,5 +307,31 @@ struct VideoFrameTests {
         // And only the playlist and the segment from 4 s to 6 s were asked
         let asked = paths.filter { environment.origin.requestCount(for: $0) > 0 }.sorted()
         #expect(asked == ["/hls/index.m3u8", "/hls/index2.ts"], "\(asked)")
+    }
+
+    @Test func aStyleThatCannotBeDrawnIsAnAssetProcessingErrorNamingIt() async throws {
+        let (environment, _, _, url, video) = try await Self.servedMovie()
+        defer { environment.tearDown() }
+        struct Refused: Error {}
+
+        // A style whose size cannot be drawn is refused before anything is fetched
+        let empty = AvatarStyle.circle(diameter: 0)
+        await #expect {
+            try await video.frame(for: url, at: .time(.seconds(1)), style: empty)
+        } throws: { error in
+            (error as? AssetProcessingError)?.processor == empty.identifier
+                && (error as? AssetProcessingError)?.url == url
+        }
+        #expect(environment.origin.requestCount(for: "/movie.mp4") == 0)
+
+        // And a style that fails on the frame is named too, with its own error inside
+        let failing = AvatarStyle.freeform(name: "refuses") { _ in throw Refused() }
+        await #expect {
+            try await video.frame(for: url, at: .time(.seconds(1)), style: failing)
+        } throws: { error in
+            guard let error = error as? AssetProcessingError else { return false }
+            return error.processor == failing.identifier && error.underlying is Refused
+        }
+        #expect(video.statistics.framesDecoded == 1)
     }
 }

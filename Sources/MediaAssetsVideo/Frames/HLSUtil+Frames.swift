@@ -17,7 +17,7 @@ extension HLSUtil {
         style: some ImageProcessing = AvatarStyle.original, options: VideoFrameOptions = .init()
     ) async throws -> Image {
         try await StillCache(manager: manager, storageType: storageType, pool: framePool).still(
-            of: manager.cacheKey(for: request), at: position, style: style, options: options
+            of: manager.cacheKey(for: request), url: request.url, at: position, style: style, options: options
         ) { [self] box in
             try await decodeFrame(of: request, at: position, box: box, options: options)
         }
@@ -30,9 +30,7 @@ extension HLSUtil {
         let playlist = try await mediaPlaylist(for: request)
         let time: Double
         switch position {
-        case .time(let duration):
-            let (seconds, attoseconds) = duration.components
-            time = Double(seconds) + Double(attoseconds) / 1e18
+        case .time(let duration): time = VideoFramePosition.seconds(duration)
         case .fraction(let fraction): time = playlist.duration * min(1, max(0, fraction))
         }
         guard time < playlist.duration, var segment = playlist.segments.first else {

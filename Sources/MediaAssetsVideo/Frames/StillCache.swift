@@ -9,10 +9,11 @@ struct StillCache {
     let storageType: StorageType
     let pool: RequestPool<CacheKey, Image>
 
-    /// The still of the video stored under `videoKey` at `position` in `style`; `decode` makes the frame scaled
-    /// to fit a box of the size it is given.
+    /// The still of the video at `url`, stored under `videoKey`, at `position` in `style`; `decode` makes the frame
+    /// scaled to fit a box of the size it is given. A style that cannot be drawn, or fails, is an
+    /// `AssetProcessingError` naming it, as from `ImageUtil`.
     func still(
-        of videoKey: CacheKey, at position: VideoFramePosition, style: some ImageProcessing,
+        of videoKey: CacheKey, url: URL, at position: VideoFramePosition, style: some ImageProcessing,
         options: VideoFrameOptions, decode: @escaping @Sendable (Int) async throws -> Image
     ) async throws -> Image {
         let encoder = ImageUtil.Configuration().variantFormat
@@ -27,15 +28,19 @@ struct StillCache {
             memory?.insert(CacheEntry(data: data, decoded: DecodedObject(image, cost: image.cost)), forKey: key)
             return image
         }
-        try style.validate()
+        let styleError: @Sendable (any Error) -> AssetProcessingError = { error in
+            AssetProcessingError(key: key, url: url, processor: style.identifier, underlying: error)
+        }
+        do { try style.validate() } catch { throw styleError(error) }
         return try await pool.value(for: key) { [manager, storageType] _ in
             let frame = try await decode(box)
-            let (styled, data) = try await manager.runtime.runOnExecutor {
-                let styled = style.isOriginal ? frame : try style.process(frame)
+            let (styled, data) = try await manager.runtime.runOnExecutor { () throws -> (Image, Data) in
+                let styled: Image
+                do { styled = style.isOriginal ? frame : try style.process(frame) } catch { throw styleError(error) }
                 return (styled, try encoder.encode(styled))
             }
             let entry = CacheEntry(
-                data: data, metadata: CacheMetadata(created: Date()),
+                data: data, metadata: CacheMetadata(created: manager.configuration.now()),
                 decoded: DecodedObject(styled, cost: styled.cost))
             try await manager.store(entry, forKey: key, storageType: storageType)
             return styled

@@ -7,12 +7,15 @@ public enum VideoFramePosition: Hashable, Sendable {
     /// At a fraction of the duration (0 is the first frame, 0.6 is 60 % in), for containers that state it.
     case fraction(Double)
 
+    /// `time` in seconds.
+    static func seconds(_ time: Duration) -> Double {
+        Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+    }
+
     /// How the position reads in a cache key: `t=3.000` or `f=0.600`.
     var identifier: String {
         switch self {
-        case .time(let time):
-            let (seconds, attoseconds) = time.components
-            return "t=" + String(format: "%.3f", Double(seconds) + Double(attoseconds) / 1e18)
+        case .time(let time): return "t=" + String(format: "%.3f", Self.seconds(time))
         case .fraction(let fraction): return "f=" + String(format: "%.3f", fraction)
         }
     }

@@ -36,7 +36,7 @@ extension VideoUtil {
         options: VideoFrameOptions, bytesRead: BlockTally?
     ) async throws -> Image {
         try await StillCache(manager: manager, storageType: configuration.storageType, pool: framePool).still(
-            of: manager.cacheKey(for: request), at: position, style: style, options: options
+            of: manager.cacheKey(for: request), url: request.url, at: position, style: style, options: options
         ) { [self] box in
             try await decodeFrame(of: request, at: position, box: box, options: options, bytesRead: bytesRead)
         }
@@ -64,7 +64,7 @@ extension VideoUtil {
         of request: AssetRequest, at position: VideoFramePosition, box: Int, options: VideoFrameOptions,
         bytesRead: BlockTally? = nil
     ) async throws -> Image {
-        let library = try (frameLibraryOverride.withLock { $0 } ?? FFmpegLibrary.system).get()
+        let library = try loadedFrameLibrary()
         let length = try await contentInfo(for: request).length
         let source = FrameSource(
             url: request.url, length: length, blockSize: configuration.chunkSize, byteLimit: options.maxBytesRead,
@@ -87,8 +87,7 @@ extension VideoUtil {
         var frameRequest = ma_ff_frame_request()
         switch position {
         case .time(let time):
-            let (seconds, attoseconds) = time.components
-            frameRequest.seconds = Double(seconds) + Double(attoseconds) / 1e18
+            frameRequest.seconds = VideoFramePosition.seconds(time)
             frameRequest.fraction = -1
         case .fraction(let fraction):
             frameRequest.fraction = min(1, max(0, fraction))

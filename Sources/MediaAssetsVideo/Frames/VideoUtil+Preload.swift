@@ -3,10 +3,15 @@ import Foundation
 import MediaAssets
 
 extension VideoUtil {
-    /// FFmpeg's libraries, when they load.
-    package var frameLibrary: FFmpegLibrary? {
-        try? (frameLibraryOverride.withLock { $0 } ?? FFmpegLibrary.system).get()
+    /// FFmpeg's libraries: the system's, unless a test set others.
+    ///
+    /// - Throws: `VideoError.decoderMissing` when they do not load.
+    package func loadedFrameLibrary() throws(VideoError) -> FFmpegLibrary {
+        try (frameLibraryOverride.withLock { $0 } ?? FFmpegLibrary.system).get()
     }
+
+    /// FFmpeg's libraries, when they load.
+    package var frameLibrary: FFmpegLibrary? { try? loadedFrameLibrary() }
 
     /// Caches what a player needs to start the video `request` names and play `seconds` of it — the container's
     /// index wherever it is, then the samples from the start — by running FFmpeg's demuxer over the chunk cache,
